@@ -1,0 +1,49 @@
+import { createHash, timingSafeEqual } from 'node:crypto';
+import type { SystemPatConfig } from '../config/types.js';
+import type { CredentialResolver, Principal } from './principal.js';
+
+/** Extracts the token of `Authorization: Bearer <token>` (scheme case-insensitive). */
+export function bearerToken(authorization: string | undefined): string | null {
+  if (!authorization) return null;
+  const match = /^Bearer\s+(.+)$/i.exec(authorization.trim());
+  return match ? match[1]!.trim() : null;
+}
+
+/** Constant-time comparison; a different length is no match (CONTRACT §7.1). */
+export function matchesSystemPat(config: SystemPatConfig, token: string): boolean {
+  const a = Buffer.from(token, 'utf8');
+  const b = Buffer.from(config.token, 'utf8');
+  if (a.length !== b.length) {
+    // Spend comparable time anyway, so the length is not learned from timing alone.
+    timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
+    return false;
+  }
+  return timingSafeEqual(a, b);
+}
+
+export function systemPatPrincipal(config: SystemPatConfig): Principal {
+  return { source: 'system-pat', userId: null, login: null, scopes: config.scopes };
+}
+
+/**
+ * The credential chain of SPEC's order: system PAT, then the user-PAT and session verifiers (added by the
+ * identity module), else invalid.
+ */
+export class CredentialChain implements CredentialResolver {
+  constructor(
+    private readonly systemPat: SystemPatConfig | null,
+    private readonly verifiers: readonly ((token: string, touch: boolean) => Promise<Principal | null>)[] = [],
+  ) {}
+
+  async resolve(authorization: string | undefined, options: { touch?: boolean } = {}): Promise<Principal | null | 'invalid'> {
+    if (authorization === undefined || authorization.trim() === '') return null;
+    const token = bearerToken(authorization);
+    if (token === null) return 'invalid';
+    if (this.systemPat && matchesSystemPat(this.systemPat, token)) return systemPatPrincipal(this.systemPat);
+    for (const verify of this.verifiers) {
+      const principal = await verify(token, options.touch ?? true);
+      if (principal) return principal;
+    }
+    return 'invalid';
+  }
+}

@@ -1,0 +1,91 @@
+import type { Scope } from '../../shared/scopes.js';
+
+export type SettingSource = 'flag' | 'env' | 'file' | 'default';
+
+export interface ObjectStoreConfig {
+  readonly endpoint: string;
+  readonly publicEndpoint: string | null;
+  readonly region: string;
+  readonly accessKeyId: string;
+  readonly secretAccessKey: string;
+  readonly buckets: { readonly pdf: string; readonly markdown: string; readonly images: string };
+}
+
+export interface GraphConfig {
+  readonly uri: string;
+  readonly username: string | null;
+  readonly password: string | null;
+  readonly database: string | null;
+  readonly queryTimeoutSeconds: number | null;
+}
+
+export interface SystemPatConfig {
+  readonly token: string;
+  /** `['*']` or a list from the vocabulary. */
+  readonly scopes: readonly (Scope | '*')[];
+}
+
+export interface ParserConfig {
+  readonly apiTokens: readonly string[];
+  readonly baseUrl: string;
+  readonly modelVersion: 'vlm' | 'pipeline';
+  readonly language: string;
+  readonly isOcr: boolean;
+  readonly enableFormula: boolean;
+  readonly enableTable: boolean;
+  readonly pollIntervalSeconds: number;
+  readonly timeoutSeconds: number;
+  readonly maxConcurrentJobs: number;
+}
+
+export interface IdpConfig {
+  readonly provider: 'github' | 'oauth2';
+  readonly clientId: string | null;
+  readonly clientSecret: string | null;
+  /** Both client settings present. */
+  readonly enabled: boolean;
+  readonly authUrl: string;
+  readonly tokenUrl: string;
+  readonly userinfoUrl: string;
+  readonly scopes: string;
+  readonly loginClaim: string;
+  readonly idClaim: string;
+  readonly name: string;
+  readonly displayName: string;
+}
+
+export interface Config {
+  readonly envFile: string | null;
+  /** Directory relative paths resolve against: the env file's directory, else the CWD. */
+  readonly anchor: string;
+  readonly publicUrl: string | null;
+  readonly wikiDir: string;
+  readonly userHeader: string | null;
+  readonly rawDir: string;
+  readonly dataDir: string;
+  readonly dbDataDir: string;
+  readonly listen: { readonly host: string; readonly port: number; readonly forceTcp4: boolean };
+  readonly adminIdpLogins: readonly string[];
+  readonly allowedIdpLogins: readonly string[];
+  /** `null` when `GRAPHDB_URI` is empty. */
+  readonly graph: GraphConfig | null;
+  /** `null` selects the local directory backend under `rawDir`. */
+  readonly objectStore: ObjectStoreConfig | null;
+  readonly scholarlySnapshotBucket: string | null;
+  readonly edgeName: string | null;
+  readonly systemPat: SystemPatConfig | null;
+  readonly paperAccessEnabled: boolean;
+  readonly scholarly: { readonly mailto: string | null; readonly apiKey: string | null; readonly baseUrl: string };
+  readonly preprint: { readonly baseUrl: string; readonly fetchConcurrent: number; readonly fetchRps: number };
+  readonly rag: {
+    readonly vectordbUrl: string | null;
+    readonly vectordbApiKey: string | null;
+    readonly collection: string;
+    readonly embedUrl: string | null;
+    readonly embedToken: string | null;
+  };
+  readonly logLevel: 'debug' | 'info' | 'warn' | 'error';
+  /** `null` when paper access is off: parser settings are then not even read. */
+  readonly parser: ParserConfig | null;
+  readonly idp: IdpConfig;
+}

@@ -1,0 +1,103 @@
+import type { FastifyInstance } from 'fastify';
+import type { Logger } from 'pino';
+import { lookup } from 'node:dns/promises';
+import { isIP } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { buildApp } from './app.js';
+import { CredentialChain } from './auth/system-pat.js';
+import type { Config } from './config/types.js';
+import { acquireServerLock } from './db/lock.js';
+import { createGraphClient, type GraphClient } from './graph/driver.js';
+import { graphProbe, localDirProbe, s3Probe, wikiProbe } from './health/probes.js';
+import { HealthService } from './health/service.js';
+import { createS3Clients, type S3Clients } from './storage/s3-client.js';
+
+export interface RunningServer {
+  readonly app: FastifyInstance;
+  /** `http://host:port` the server listens on. */
+  readonly url: string;
+  /** Stops accepting, lets in-flight requests finish (bounded), releases everything. */
+  close(): Promise<void>;
+}
+
+export interface StartOptions {
+  readonly logger: Logger;
+  /** Skip taking `pksd.lock` (in-process tests that share a database directory on purpose). */
+  readonly skipLock?: boolean;
+  readonly webRoot?: string;
+}
+
+const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
+const SHUTDOWN_GRACE_MS = 30_000;
+
+/** `SVC_FORCE_TCP4`: bind an IPv4 socket, resolving a host name to its IPv4 address. */
+async function ipv4Host(host: string): Promise<string> {
+  if (host === '' || host === '::') return '0.0.0.0';
+  if (isIP(host) === 4) return host;
+  if (isIP(host) === 6) throw new Error(`SVC_FORCE_TCP4 is set but the listen host ${host} is an IPv6 address`);
+  return (await lookup(host, { family: 4 })).address;
+}
+
+/** The `pksd serve` start sequence (CONTRACT §1.4), as far as the features built so far need. */
+export async function startServer(config: Config, options: StartOptions): Promise<RunningServer> {
+  const { logger } = options;
+  if (config.systemPat) {
+    logger.info(`system PAT enabled (length ${config.systemPat.token.length}, scopes ${config.systemPat.scopes.join(',')})`);
+  }
+  const releaseLock = options.skipLock ? () => undefined : acquireServerLock(config.dbDataDir);
+
+  let s3: S3Clients | null = null;
+  let graph: GraphClient | null = null;
+  try {
+    s3 = config.objectStore ? createS3Clients(config.objectStore, config.edgeName) : null;
+    graph = config.graph ? createGraphClient(config.graph) : null;
+    const health = new HealthService({
+      rawstore: s3 && config.objectStore ? s3Probe(s3, config.objectStore.endpoint) : localDirProbe(config.rawDir),
+      graphdb: graphProbe(graph, config.graph?.uri ?? null),
+      wiki: wikiProbe(config.wikiDir),
+    });
+    const credentials = new CredentialChain(config.systemPat);
+    const app = await buildApp({
+      config,
+      logger,
+      credentials,
+      health,
+      webRoot: options.webRoot ?? DEFAULT_WEB_ROOT,
+    });
+    const { port, forceTcp4 } = config.listen;
+    const host = forceTcp4 ? await ipv4Host(config.listen.host) : config.listen.host;
+    await app.listen({ host, port });
+    const address = app.server.address();
+    const bound = typeof address === 'object' && address ? address : { address: host, port, family: 'IPv4' };
+    const shownHost = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
+    const url = `http://${shownHost}:${bound.port}`;
+    logger.info({ url }, `pksd listening on ${url}`);
+
+    const s3Clients = s3;
+    const graphClient = graph;
+    let closing: Promise<void> | null = null;
+    return {
+      app,
+      url,
+      close() {
+        closing ??= (async () => {
+          const timer = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
+          try {
+            await app.close();
+          } finally {
+            clearTimeout(timer);
+            await graphClient?.close().catch(() => undefined);
+            s3Clients?.destroy();
+            releaseLock();
+          }
+        })();
+        return closing;
+      },
+    };
+  } catch (err) {
+    await graph?.close().catch(() => undefined);
+    s3?.destroy();
+    releaseLock();
+    throw err;
+  }
+}
