@@ -5,12 +5,16 @@ import FindMyWay from 'find-my-way';
 import type { Logger } from 'pino';
 import { HttpError } from '../shared/errors.js';
 import { VERSION } from '../shared/version.js';
+import type { Identity } from './auth/identity.js';
 import type { CredentialResolver } from './auth/principal.js';
 import type { Config } from './config/types.js';
 import type { HealthService } from './health/service.js';
+import type { PaperAssets } from './papers/assets.js';
 import { guardHook, PUBLIC, type Guard } from './routes/guard.js';
+import { identityRoutes } from './routes/identity.js';
 import { installerRoutes } from './routes/installer.js';
 import { metaRoutes } from './routes/meta.js';
+import { paperRoutes } from './routes/papers.js';
 import { spaRoutes } from './routes/spa.js';
 
 /** Everything the HTTP layer needs; services are built by the caller so tests can build them differently. */
@@ -19,6 +23,8 @@ export interface AppContext {
   readonly logger: Logger;
   readonly credentials: CredentialResolver | null;
   readonly health: HealthService;
+  readonly identity: Identity;
+  readonly papers: PaperAssets;
   /** Directory of the built web front end; a placeholder page is served when it has no `index.html`. */
   readonly webRoot: string;
 }
@@ -109,6 +115,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
 
   await app.register(metaRoutes, { ctx });
   await app.register(installerRoutes);
+  await app.register(identityRoutes, { ctx });
+  await app.register(paperRoutes, { ctx });
   const { spaFallback } = await spaRoutes(app, ctx.webRoot);
 
   return app;

@@ -4,12 +4,14 @@ import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app.js';
+import { openIdentity, type Identity } from './auth/identity.js';
 import { CredentialChain } from './auth/system-pat.js';
 import type { Config } from './config/types.js';
 import { acquireServerLock } from './db/lock.js';
 import { createGraphClient, type GraphClient } from './graph/driver.js';
 import { graphProbe, localDirProbe, s3Probe, wikiProbe } from './health/probes.js';
 import { HealthService } from './health/service.js';
+import { openPaperAssets, type PaperAssets } from './papers/assets.js';
 import { createS3Clients, type S3Clients } from './storage/s3-client.js';
 
 export interface RunningServer {
@@ -48,6 +50,8 @@ export async function startServer(config: Config, options: StartOptions): Promis
 
   let s3: S3Clients | null = null;
   let graph: GraphClient | null = null;
+  let identity: Identity | null = null;
+  let papers: PaperAssets | null = null;
   try {
     s3 = config.objectStore ? createS3Clients(config.objectStore, config.edgeName) : null;
     graph = config.graph ? createGraphClient(config.graph) : null;
@@ -56,12 +60,16 @@ export async function startServer(config: Config, options: StartOptions): Promis
       graphdb: graphProbe(graph, config.graph?.uri ?? null),
       wiki: wikiProbe(config.wikiDir),
     });
-    const credentials = new CredentialChain(config.systemPat);
+    identity = openIdentity(config, logger);
+    papers = await openPaperAssets(config, logger, { s3, graph });
+    const credentials = new CredentialChain(config.systemPat, identity.verifiers);
     const app = await buildApp({
       config,
       logger,
       credentials,
       health,
+      identity,
+      papers,
       webRoot: options.webRoot ?? DEFAULT_WEB_ROOT,
     });
     const { port, forceTcp4 } = config.listen;
@@ -75,6 +83,8 @@ export async function startServer(config: Config, options: StartOptions): Promis
 
     const s3Clients = s3;
     const graphClient = graph;
+    const openIdentityModule = identity;
+    const paperAssets = papers;
     let closing: Promise<void> | null = null;
     return {
       app,
@@ -86,6 +96,8 @@ export async function startServer(config: Config, options: StartOptions): Promis
             await app.close();
           } finally {
             clearTimeout(timer);
+            await paperAssets.close().catch(() => undefined);
+            openIdentityModule.close();
             await graphClient?.close().catch(() => undefined);
             s3Clients?.destroy();
             releaseLock();
@@ -95,6 +107,8 @@ export async function startServer(config: Config, options: StartOptions): Promis
       },
     };
   } catch (err) {
+    await papers?.close().catch(() => undefined);
+    identity?.close();
     await graph?.close().catch(() => undefined);
     s3?.destroy();
     releaseLock();

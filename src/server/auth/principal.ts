@@ -19,3 +19,6 @@ export interface Principal {
 export interface CredentialResolver {
   resolve(authorization: string | undefined, options?: { touch?: boolean }): Promise<Principal | null | 'invalid'>;
 }
+
+/** One link of the credential chain: a principal for a token it recognises, else `null`. */
+export type CredentialVerifier = (token: string, touch: boolean) => Promise<Principal | null>;

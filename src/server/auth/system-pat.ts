@@ -1,6 +1,6 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import type { SystemPatConfig } from '../config/types.js';
-import type { CredentialResolver, Principal } from './principal.js';
+import type { CredentialResolver, CredentialVerifier, Principal } from './principal.js';
 
 /** Extracts the token of `Authorization: Bearer <token>` (scheme case-insensitive). */
 export function bearerToken(authorization: string | undefined): string | null {
@@ -32,7 +32,7 @@ export function systemPatPrincipal(config: SystemPatConfig): Principal {
 export class CredentialChain implements CredentialResolver {
   constructor(
     private readonly systemPat: SystemPatConfig | null,
-    private readonly verifiers: readonly ((token: string, touch: boolean) => Promise<Principal | null>)[] = [],
+    private readonly verifiers: readonly CredentialVerifier[] = [],
   ) {}
 
   async resolve(authorization: string | undefined, options: { touch?: boolean } = {}): Promise<Principal | null | 'invalid'> {
