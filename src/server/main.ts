@@ -2,7 +2,10 @@ import { Command, CommanderError } from 'commander';
 import { VERSION } from '../shared/version.js';
 import { configCommand } from './commands/config.js';
 import { ExitError, type CommandIO } from './commands/io.js';
+import { patCommand } from './commands/pat.js';
 import { serveCommand } from './commands/serve.js';
+import { superuserCommand } from './commands/superuser.js';
+import { usersCommand } from './commands/users.js';
 import { processInputs } from './config/index.js';
 
 /** Builds the `pksd` program; every subcommand is a constructor taking the injected IO. */
@@ -15,6 +18,9 @@ export function pksdProgram(io: CommandIO): Command {
     .showHelpAfterError();
   program.addCommand(serveCommand(io));
   program.addCommand(configCommand(io));
+  program.addCommand(patCommand(io));
+  program.addCommand(usersCommand(io));
+  program.addCommand(superuserCommand(io));
   program.addCommand(
     new Command('version').description('print the version').action(() => io.stdout(`pksd version ${VERSION}\n`)),
   );
@@ -48,4 +54,6 @@ export async function main(): Promise<void> {
     base: processInputs(new Map()),
   };
   process.exitCode = await runPksd(process.argv.slice(2), io);
+  // Everything was closed; a client library's stray socket must not keep a stopped server alive.
+  setTimeout(() => process.exit(), 2_000).unref();
 }

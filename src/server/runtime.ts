@@ -72,6 +72,11 @@ export async function startServer(config: Config, options: StartOptions): Promis
       papers,
       webRoot: options.webRoot ?? DEFAULT_WEB_ROOT,
     });
+    // While shutting down, responses close their keep-alive connection so in-flight requests end the server.
+    let shuttingDown = false;
+    app.addHook('onSend', async (_request, reply) => {
+      if (shuttingDown) reply.header('Connection', 'close');
+    });
     const { port, forceTcp4 } = config.listen;
     const host = forceTcp4 ? await ipv4Host(config.listen.host) : config.listen.host;
     await app.listen({ host, port });
@@ -91,6 +96,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       url,
       close() {
         closing ??= (async () => {
+          shuttingDown = true;
           const timer = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
           try {
             await app.close();

@@ -26,11 +26,18 @@ export function rfc3339(date: Date): string {
 async function withTimeout(probe: Probe, ms: number): Promise<Check> {
   let timer: NodeJS.Timeout | undefined;
   const timeout = new Promise<Check>((resolve) => {
-    timer = setTimeout(() => resolve({ status: 'error', error: `timed out after ${ms / 1000} s` }), ms);
+    timer = setTimeout(
+      () => resolve({ status: 'error', ...probe.fields, error: `timed out after ${ms / 1000} s` }),
+      ms,
+    );
   });
   try {
     return await Promise.race([
-      probe().catch((err: unknown): Check => ({ status: 'error', error: (err as Error)?.message ?? String(err) })),
+      probe.run().catch((err: unknown): Check => ({
+        status: 'error',
+        ...probe.fields,
+        error: (err as Error)?.message ?? String(err),
+      })),
       timeout,
     ]);
   } finally {

@@ -1,17 +1,46 @@
+import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/types.js';
 import type { GraphClient } from '../graph/driver.js';
+import { LocalObjectStore } from '../storage/local-store.js';
+import type { ObjectStore } from '../storage/object-store.js';
 import type { S3Clients } from '../storage/s3-client.js';
+import { S3ObjectStore } from '../storage/s3-store.js';
+import { Catalog, PaperIndex } from './catalog.js';
+import { FileClaimStore, GraphClaimStore, type ClaimStore } from './claims.js';
+import { PaperService } from './service.js';
+import { Stager } from './staging.js';
 
 /** The paper-asset module: object store, uploads, claims and the metadata index. */
-export interface PaperAssets {
-  close(): Promise<void>;
-}
+export type PaperAssets = PaperService;
+
+const JANITOR_INTERVAL_MS = 60_000;
 
 export async function openPaperAssets(
-  _config: Config,
-  _logger: Logger,
-  _deps: { s3: S3Clients | null; graph: GraphClient | null },
+  config: Config,
+  logger: Logger,
+  deps: { s3: S3Clients | null; graph: GraphClient | null },
 ): Promise<PaperAssets> {
-  return { close: async () => undefined };
+  const store: ObjectStore = deps.s3 ? new S3ObjectStore(deps.s3, logger) : new LocalObjectStore(config.rawDir);
+  await store.start();
+  const stager = new Stager(path.join(config.dataDir, 'tmp'));
+  await stager.start();
+  const index = new PaperIndex(logger, null);
+  await index.load();
+  const catalog = new Catalog(index, deps.graph, logger);
+  const claims: ClaimStore = deps.graph
+    ? new GraphClaimStore(deps.graph)
+    : new FileClaimStore(path.join(config.dataDir, 'parser-claims'));
+  const service = new PaperService({ config, logger, store, stager, catalog, claims });
+
+  // The janitor deletes expired claims every 60 s (§5.1); failures are logged and retried next tick.
+  const janitor = setInterval(() => {
+    claims.purgeExpired(new Date()).catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'claim janitor failed'));
+  }, JANITOR_INTERVAL_MS);
+  janitor.unref();
+  service.onClose(async () => {
+    clearInterval(janitor);
+    await index.flush().catch((err: unknown) => logger.error({ err: (err as Error).message }, 'index flush at shutdown failed'));
+  });
+  return service;
 }

@@ -1,0 +1,57 @@
+#!/usr/bin/env bash
+# The whole test suite, as CI runs it: installs what it needs (idempotent), builds, checks, tests, and ends with
+# the line `N passed, N failed`. Exit status is non-zero when anything failed.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export NPM_CONFIG_UPDATE_NOTIFIER=false NPM_CONFIG_FUND=false NPM_CONFIG_AUDIT=false
+
+step() { printf '\n==> %s\n' "$*" >&2; }
+passed=0
+failed=0
+check() { # check NAME CMD...: a named static check counts as one test
+  local name=$1; shift
+  step "$name"
+  if "$@"; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAILED: $name" >&2; fi
+}
+count_vitest() { # add a vitest JSON report's counts (a missing report counts as one failure)
+  local report=$1
+  if [ -f "$report" ]; then
+    read -r p f < <(node -e 'const r=require(process.argv[1]);console.log(r.numPassedTests, r.numFailedTests + (r.numTotalTestSuites>0 && r.numTotalTests===0 ? 1 : 0) + r.testResults.filter(t=>t.status==="failed"&&t.assertionResults.length===0).length)' "$PWD/$report")
+    passed=$((passed + p)); failed=$((failed + f))
+  else
+    failed=$((failed + 1))
+  fi
+}
+
+step "install test prerequisites"
+bash scripts/install-test-deps.sh || { echo "0 passed, 1 failed"; exit 1; }
+
+check "build" npm run --silent build
+check "typecheck" npm run --silent typecheck
+check "lint" npx eslint --max-warnings=0 .
+check "format" npx prettier --check --log-level warn .
+
+mkdir -p .cache/test-results
+rm -f .cache/test-results/vitest.json .cache/test-results/vitest-node24.json
+step "tests (node $(node --version))"
+npx vitest run
+count_vitest .cache/test-results/vitest.json
+
+# The machines run Node 20; users run 22/24. Node 24 comes from the npm `node` package. Native modules built for
+# Node 20 (better-sqlite3) cannot load there, so the Node 24 run covers the pure-JavaScript suites.
+step "smoke tests under Node 24"
+node24=.cache/node24/node_modules/.bin/node
+[ -x "$node24" ] || npm install --silent --no-save --prefix .cache/node24 node@24 >/dev/null 2>&1
+if [ -x "$node24" ]; then
+  check "node 24: pksd --version" "$node24" bin/pksd --version
+  "$node24" node_modules/vitest/vitest.mjs run test/server/config test/server/commands test/cli test/wiki \
+    --outputFile.json=.cache/test-results/vitest-node24.json
+  count_vitest .cache/test-results/vitest-node24.json
+else
+  echo "FAILED: could not install node@24 from the npm registry" >&2
+  failed=$((failed + 1))
+fi
+
+echo
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

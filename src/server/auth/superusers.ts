@@ -1,0 +1,139 @@
+import { randomBytes, scrypt as scryptCb, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import type { Db } from '../db/database.js';
+import { decodeJwtUnverified, signJwt, verifyJwtSignature } from './jwt.js';
+import { recordId } from './random.js';
+import { pbDate, type Clock } from './time.js';
+import { newTokenKey } from './users.js';
+
+export const SUPERUSERS_COLLECTION_ID = 'pbc_3142635823';
+export const SUPERUSER_TOKEN_LIFETIME_S = 86_400;
+export const PASSWORD_MIN = 10;
+
+const SCRYPT = { N: 2 ** 15, r: 8, p: 1, maxmem: 64 * 1024 * 1024 } as const;
+const KEY_LEN = 32;
+
+function scryptAsync(password: string, salt: Buffer, keylen: number, options: ScryptOptions): Promise<Buffer> {
+  return new Promise((resolve, reject) =>
+    scryptCb(password, salt, keylen, options, (err, key) => (err ? reject(err) : resolve(key))),
+  );
+}
+
+/** `scrypt$N$r$p$<salt b64>$<hash b64>` with N=2^15, r=8, p=1 (CONTRACT §7.9). */
+export function hashPassword(password: string): string {
+  const salt = randomBytes(16);
+  const hash = scryptSync(password, salt, KEY_LEN, SCRYPT);
+  return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
+}
+
+export async function verifyPassword(password: string, stored: string): Promise<boolean> {
+  const parts = stored.split('$');
+  if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
+  const [N, r, p] = parts.slice(1, 4).map((s) => Number.parseInt(s, 10));
+  const salt = Buffer.from(parts[4]!, 'base64');
+  const expected = Buffer.from(parts[5]!, 'base64');
+  if (!N || !r || !p || expected.length === 0) return false;
+  const actual = await scryptAsync(password, salt, expected.length, { N, r, p, maxmem: SCRYPT.maxmem });
+  return timingSafeEqual(actual, expected);
+}
+
+export const isEmail = (value: string): boolean => /^[^\s@]+@[^\s@]+\.[^\s@]+$/.test(value);
+
+export interface Superuser {
+  readonly id: string;
+  readonly email: string;
+  readonly tokenKey: string;
+  readonly created: number;
+  readonly updated: number;
+}
+
+interface SuperuserRow {
+  id: string;
+  email: string;
+  password_hash: string;
+  token_key: string;
+  created: number;
+  updated: number;
+}
+
+const fromRow = (r: SuperuserRow): Superuser => ({
+  id: r.id,
+  email: r.email,
+  tokenKey: r.token_key,
+  created: r.created,
+  updated: r.updated,
+});
+
+export function superuserRecord(s: Superuser): Record<string, unknown> {
+  return {
+    collectionId: SUPERUSERS_COLLECTION_ID,
+    collectionName: '_superusers',
+    id: s.id,
+    email: s.email,
+    created: pbDate(s.created),
+    updated: pbDate(s.updated),
+  };
+}
+
+/** Email + password accounts for the admin UI; outside the login allow-list (the recovery path). */
+export class SuperuserService {
+  constructor(
+    private readonly db: Db,
+    private readonly secret: Buffer,
+    private readonly now: Clock,
+  ) {}
+
+  /** Creates or resets (new password, sessions revoked); the caller validates email and password length. */
+  upsert(email: string, password: string): 'created' | 'updated' {
+    const hash = hashPassword(password);
+    const now = this.now();
+    const existing = this.db.prepare('SELECT id FROM superusers WHERE email = ?').get(email) as { id: string } | undefined;
+    if (existing) {
+      this.db
+        .prepare('UPDATE superusers SET password_hash = ?, token_key = ?, updated = ? WHERE id = ?')
+        .run(hash, newTokenKey(), now, existing.id);
+      return 'updated';
+    }
+    this.db
+      .prepare('INSERT INTO superusers (id, email, password_hash, token_key, created, updated) VALUES (?, ?, ?, ?, ?, ?)')
+      .run(recordId(), email, hash, newTokenKey(), now, now);
+    return 'created';
+  }
+
+  delete(email: string): boolean {
+    return this.db.prepare('DELETE FROM superusers WHERE email = ?').run(email).changes > 0;
+  }
+
+  get(id: string): Superuser | null {
+    const row = this.db.prepare('SELECT * FROM superusers WHERE id = ?').get(id) as SuperuserRow | undefined;
+    return row ? fromRow(row) : null;
+  }
+
+  async authenticate(email: string, password: string): Promise<Superuser | null> {
+    const row = this.db.prepare('SELECT * FROM superusers WHERE email = ?').get(email) as SuperuserRow | undefined;
+    if (!row) return null;
+    return (await verifyPassword(password, row.password_hash)) ? fromRow(row) : null;
+  }
+
+  private key(s: Superuser): Buffer {
+    return Buffer.concat([this.secret, Buffer.from(s.tokenKey, 'utf8')]);
+  }
+
+  issue(s: Superuser): string {
+    const iat = Math.floor(this.now() / 1000);
+    return signJwt(
+      { id: s.id, type: 'auth', collectionId: SUPERUSERS_COLLECTION_ID, refreshable: true, iat, exp: iat + SUPERUSER_TOKEN_LIFETIME_S },
+      this.key(s),
+    );
+  }
+
+  verify(token: string): Superuser | null {
+    const claims = decodeJwtUnverified(token);
+    if (!claims || claims['type'] !== 'auth' || claims['collectionId'] !== SUPERUSERS_COLLECTION_ID) return null;
+    const id = claims['id'];
+    const exp = claims['exp'];
+    if (typeof id !== 'string' || typeof exp !== 'number') return null;
+    if (Math.floor(this.now() / 1000) >= exp) return null;
+    const s = this.get(id);
+    return s && verifyJwtSignature(token, this.key(s)) ? s : null;
+  }
+}

@@ -1,0 +1,164 @@
+import { Command } from 'commander';
+import pino from 'pino';
+import { openIdentity, type Identity } from '../auth/identity.js';
+import { HttpError } from '../../shared/errors.js';
+import { SCOPES } from '../../shared/scopes.js';
+import { validatePatSpec } from '../auth/pat-spec.js';
+import { rfc3339 } from '../auth/time.js';
+import type { User } from '../auth/users.js';
+import { ExitError, type CommandIO } from './io.js';
+import { loadConfigOrExit } from './serve.js';
+import { addSettingFlags } from './setting-flags.js';
+
+/**
+ * Opens the user database for a one-shot command (no lock: `serve` may be running, CONTRACT §1.4), runs `fn`
+ * and closes it.
+ */
+export async function withIdentity<T>(io: CommandIO, cmd: Command, fn: (identity: Identity) => T | Promise<T>): Promise<T> {
+  const config = loadConfigOrExit(io, cmd);
+  let identity: Identity;
+  try {
+    identity = openIdentity(config, pino({ level: 'silent' }), { background: false });
+  } catch (err) {
+    io.stderr(`pksd: cannot open the user database in ${config.dbDataDir}: ${(err as Error).message}\n`);
+    throw new ExitError(1);
+  }
+  try {
+    return await fn(identity);
+  } finally {
+    identity.close();
+  }
+}
+
+/** Columns separated by two spaces, padded to the widest cell (the last column unpadded). */
+export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
+  const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
+  const line = (cells: readonly string[]) =>
+    cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+  return [header, ...rows].map(line).join('\n') + '\n';
+}
+
+/** Resolves `--user` (id, login or email); unknown → exit 1 with the contract's message. */
+export function resolveUser(io: CommandIO, users: { find(ref: string): User[] }, ref: string): User {
+  const found = users.find(ref);
+  if (found.length === 1) return found[0]!;
+  if (found.length === 0) io.stderr(`pksd: unknown user '${ref}' (see pksd users list)\n`);
+  else io.stderr(`pksd: ambiguous user '${ref}' matches ${found.length} users; pass the user id (see pksd users list)\n`);
+  throw new ExitError(1);
+}
+
+/** `pksd pat mint|list|revoke|scopes` (CONTRACT §15.3). */
+export function patCommand(io: CommandIO): Command {
+  const cmd = new Command('pat').description('manage user personal access tokens');
+
+  cmd.addCommand(
+    addSettingFlags(new Command('mint'))
+      .description('mint a PAT for a user (plaintext on stdout)')
+      .requiredOption('--user <user>', 'user id, login or email')
+      .requiredOption('--name <name>', 'token name (1..80 characters)')
+      .requiredOption('--scopes <csv>', 'comma-separated scopes (see pksd pat scopes); may be empty')
+      .requiredOption('--expires-in-days <n>', 'lifetime in days (1..365)')
+      .option('--description <text>', 'optional description (at most 200 characters)')
+      .action(async (opts: { user: string; name: string; scopes: string; expiresInDays: string; description?: string }, sub: Command) => {
+        const days = /^\s*-?\d+\s*$/.test(opts.expiresInDays) ? Number.parseInt(opts.expiresInDays, 10) : opts.expiresInDays;
+        let spec;
+        try {
+          spec = validatePatSpec({
+            name: opts.name,
+            description: opts.description,
+            expires_in_days: days,
+            scopes: opts.scopes.split(',').map((s) => s.trim()).filter((s) => s !== ''),
+          });
+        } catch (err) {
+          if (!(err instanceof HttpError)) throw err;
+          io.stderr(`pksd: ${err.message}\n`);
+          throw new ExitError(2);
+        }
+        await withIdentity(io, sub, (identity) => {
+          const user = resolveUser(io, identity.users, opts.user);
+          const pat = identity.pats.mint(user.id, spec);
+          io.stdout(pat.plaintext + '\n');
+          io.stderr(
+            `minted PAT ${pat.id} (prefix ${pat.prefix}) for ${user.login || user.id} scopes=${pat.scopes.join(',')} expires=${rfc3339(pat.expiresAt)}\n`,
+          );
+        });
+      }),
+  );
+
+  cmd.addCommand(
+    addSettingFlags(new Command('list'))
+      .description('list PATs (no plaintext, no hashes)')
+      .option('--user <user>', 'only this user (id, login or email)')
+      .option('--json', 'one JSON object per line')
+      .action(async (opts: { user?: string; json?: boolean }, sub: Command) => {
+        await withIdentity(io, sub, (identity) => {
+          const only = opts.user === undefined ? undefined : resolveUser(io, identity.users, opts.user).id;
+          const pats = identity.pats.list(only);
+          const users = new Map<string, User | null>();
+          const userOf = (id: string) => {
+            if (!users.has(id)) users.set(id, identity.users.get(id));
+            return users.get(id) ?? null;
+          };
+          if (opts.json) {
+            for (const p of pats) {
+              const u = userOf(p.userId);
+              io.stdout(
+                JSON.stringify({
+                  id: p.id,
+                  user_id: p.userId,
+                  user_login: u?.login ?? '',
+                  user_email: u?.email ?? '',
+                  name: p.name,
+                  prefix: p.prefix,
+                  scopes: p.scopes,
+                  expires_at: rfc3339(p.expiresAt),
+                  last_used_at: p.lastUsedAt === null ? null : rfc3339(p.lastUsedAt),
+                  created: rfc3339(p.created),
+                }) + '\n',
+              );
+            }
+            return;
+          }
+          io.stdout(
+            formatTable(
+              ['ID', 'USER', 'NAME', 'PREFIX', 'SCOPES', 'EXPIRES', 'LAST_USED'],
+              pats.map((p) => [
+                p.id,
+                userOf(p.userId)?.login || p.userId,
+                p.name,
+                p.prefix,
+                p.scopes.length > 0 ? p.scopes.join(',') : '-',
+                rfc3339(p.expiresAt),
+                p.lastUsedAt === null ? '-' : rfc3339(p.lastUsedAt),
+              ]),
+            ),
+          );
+        });
+      }),
+  );
+
+  cmd.addCommand(
+    addSettingFlags(new Command('revoke'))
+      .description('revoke (delete) a PAT')
+      .argument('<id>', 'PAT id (see pksd pat list)')
+      .action(async (id: string, _opts: unknown, sub: Command) => {
+        await withIdentity(io, sub, (identity) => {
+          const pat = identity.pats.revoke(id);
+          if (!pat) {
+            io.stderr(`pksd: unknown PAT '${id}' (see pksd pat list)\n`);
+            throw new ExitError(1);
+          }
+          io.stderr(`revoked: ${pat.id} (prefix ${pat.prefix})\n`);
+        });
+      }),
+  );
+
+  cmd.addCommand(
+    addSettingFlags(new Command('scopes'))
+      .description('print the scope vocabulary')
+      .action(() => {
+        for (const s of SCOPES) io.stdout(`${s.name}\t${s.description}\n`);
+      }),
+  );
+  return cmd;
+}

@@ -1,0 +1,75 @@
+/**
+ * Versioned schema of the per-instance user database (`pksd.db`). Each migration runs once, in order, inside a
+ * transaction, and is recorded in `schema_migrations`. Never edit a released migration: append a new one.
+ */
+export interface Migration {
+  readonly version: number;
+  readonly name: string;
+  readonly sql: string;
+}
+
+export const MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'users, PATs, device requests, superusers',
+    sql: `
+      CREATE TABLE users (
+        id               TEXT PRIMARY KEY,
+        email            TEXT NOT NULL DEFAULT '',
+        name             TEXT NOT NULL DEFAULT '',
+        login            TEXT NOT NULL DEFAULT '',
+        avatar           TEXT NOT NULL DEFAULT '',
+        provider         TEXT NOT NULL,
+        provider_user_id TEXT NOT NULL,
+        token_key        TEXT NOT NULL,
+        created          INTEGER NOT NULL,
+        updated          INTEGER NOT NULL
+      );
+      CREATE INDEX users_login ON users (login COLLATE NOCASE);
+      CREATE INDEX users_email ON users (email COLLATE NOCASE);
+
+      CREATE TABLE pat_tokens (
+        id           TEXT PRIMARY KEY,
+        user         TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        name         TEXT NOT NULL,
+        description  TEXT NOT NULL DEFAULT '',
+        prefix       TEXT NOT NULL,
+        token_hash   TEXT NOT NULL UNIQUE,
+        scopes       TEXT,
+        expires_at   INTEGER NOT NULL,
+        last_used_at INTEGER,
+        created      INTEGER NOT NULL,
+        updated      INTEGER NOT NULL
+      );
+      CREATE INDEX pat_tokens_user ON pat_tokens (user, created);
+
+      CREATE TABLE device_requests (
+        id               TEXT PRIMARY KEY,
+        device_code_hash TEXT NOT NULL UNIQUE,
+        user_code        TEXT NOT NULL,
+        name             TEXT NOT NULL,
+        description      TEXT NOT NULL DEFAULT '',
+        scopes           TEXT NOT NULL,
+        expires_in_days  INTEGER NOT NULL,
+        status           TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'consumed', 'expired')),
+        approved_by      TEXT REFERENCES users (id) ON DELETE SET NULL,
+        pat_id           TEXT,
+        poll_count       INTEGER NOT NULL DEFAULT 0,
+        last_poll_at     INTEGER,
+        created          INTEGER NOT NULL,
+        expires_at       INTEGER NOT NULL
+      );
+      CREATE INDEX device_requests_user_code ON device_requests (user_code, created);
+      CREATE INDEX device_requests_expires ON device_requests (expires_at);
+
+      CREATE TABLE superusers (
+        id            TEXT PRIMARY KEY,
+        email         TEXT NOT NULL UNIQUE COLLATE NOCASE,
+        password_hash TEXT NOT NULL,
+        token_key     TEXT NOT NULL,
+        created       INTEGER NOT NULL,
+        updated       INTEGER NOT NULL
+      );
+    `,
+  },
+];

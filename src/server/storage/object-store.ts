@@ -1,0 +1,100 @@
+/**
+ * The object store: one interface over the S3 router (three buckets) and the local directory backend
+ * (CONTRACT §3). Keys are app keys (`pdf/…`, `markdown/…`, `images/…`).
+ */
+import type { Readable } from 'node:stream';
+
+export interface ObjectInfo {
+  /** App key. */
+  readonly key: string;
+  readonly size: number;
+  /** Store ETag (S3: quoted MD5-ish; local: derived from the file identity), or `null` if unknown. */
+  readonly etag: string | null;
+  readonly lastModified: Date | null;
+  readonly contentType: string | null;
+  /** User metadata with lower-case names (`sha256`, `created-at`, `uploaded-by`, `source`). */
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
+export interface ListedObject {
+  readonly key: string;
+  readonly size: number;
+  readonly etag: string | null;
+  readonly lastModified: Date | null;
+}
+
+/** Content to write: bytes in memory, or a file on disk (re-readable, so a write can be retried). */
+export type ObjectBody = Buffer | { readonly path: string; readonly size: number };
+
+export interface PutOptions {
+  readonly contentType: string;
+  readonly metadata: Readonly<Record<string, string>>;
+}
+
+export interface PutResult {
+  /** ETag of the new object, when the store reports one. */
+  readonly etag: string | null;
+}
+
+export interface ObjectVersion {
+  /** App key. */
+  readonly key: string;
+  readonly versionId: string;
+  readonly size: number;
+  readonly lastModified: Date;
+  readonly isLatest: boolean;
+  readonly deleteMarker: boolean;
+}
+
+/** Raw index object access (CONTRACT §4): not an app key. */
+export interface IndexObject {
+  readonly bytes: Buffer;
+  /** S3 ETag, local: sha256 of the file. */
+  readonly etag: string;
+}
+
+/** Any failure of the store itself (maps to 500 `object store error: <message>`). */
+export class ObjectStoreError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'ObjectStoreError';
+  }
+}
+
+export interface ObjectStore {
+  readonly backend: 's3' | 'local';
+  /** Start-time work: S3 enables bucket versioning (warn on failure); local removes stale temp files. */
+  start(): Promise<void>;
+  head(key: string): Promise<ObjectInfo | null>;
+  /** Opens a read stream; `null` when absent. */
+  get(key: string): Promise<{ info: ObjectInfo; body: Readable } | null>;
+  /** Create-if-absent primitive (`If-None-Match: *` / `link()`): `null` when the precondition failed. */
+  putIfAbsent(key: string, body: ObjectBody, options: PutOptions): Promise<PutResult | null>;
+  /** Unconditional write; the prior object (if any) becomes a noncurrent version. */
+  put(key: string, body: ObjectBody, options: PutOptions): Promise<PutResult>;
+  /** Deletes the current object (idempotent); versioned stores keep it as noncurrent. */
+  delete(key: string): Promise<void>;
+  /** Every object whose app key starts with `prefix` (which must start with a kind), paginated internally. */
+  list(prefix: string): AsyncIterable<ListedObject>;
+  /** Every version (current and noncurrent) under `prefix` (same prefix rules as `list`). */
+  listVersions(prefix: string): AsyncIterable<ObjectVersion>;
+  deleteVersion(key: string, versionId: string): Promise<void>;
+  /** The metadata index object, or `null` when absent. */
+  readIndex(): Promise<IndexObject | null>;
+  /**
+   * Writes the index with compare-and-swap: `expectedEtag` `null` = create only when absent. Returns the new
+   * ETag, or `null` when the precondition failed.
+   */
+  writeIndex(bytes: Buffer, expectedEtag: string | null): Promise<string | null>;
+}
+
+export function bodySize(body: ObjectBody): number {
+  return Buffer.isBuffer(body) ? body.length : body.size;
+}
+
+/** Drains an async iterable into an array (tests and small listings). */
+export async function collect<T>(items: AsyncIterable<T>): Promise<T[]> {
+  const out: T[] = [];
+  for await (const item of items) out.push(item);
+  return out;
+}

@@ -1,0 +1,314 @@
+/**
+ * S3 backend (CONTRACT §3.4): a router over the three asset buckets; the kind prefix of an app key selects the
+ * bucket and is stripped.
+ */
+import { createReadStream } from 'node:fs';
+import { Readable } from 'node:stream';
+import {
+  DeleteObjectCommand,
+  GetBucketVersioningCommand,
+  GetObjectCommand,
+  HeadObjectCommand,
+  ListObjectsV2Command,
+  ListObjectVersionsCommand,
+  PutBucketVersioningCommand,
+  PutObjectCommand,
+  type PutObjectCommandInput,
+} from '@aws-sdk/client-s3';
+import type { Logger } from 'pino';
+import { ASSET_KINDS, type AssetKind } from '../../shared/ids.js';
+import { INDEX_BUCKET_KEY, INDEX_CONTENT_TYPE, routeKey, routeObjectKey } from './keys.js';
+import {
+  ObjectStoreError,
+  type IndexObject,
+  type ListedObject,
+  type ObjectBody,
+  type ObjectInfo,
+  type ObjectStore,
+  type ObjectVersion,
+  type PutOptions,
+  type PutResult,
+} from './object-store.js';
+import type { S3Clients } from './s3-client.js';
+
+interface S3ErrorShape {
+  name?: string;
+  Code?: string;
+  message?: string;
+  $metadata?: { httpStatusCode?: number };
+}
+
+const statusOf = (err: unknown) => (err as S3ErrorShape | null)?.$metadata?.httpStatusCode;
+const codeOf = (err: unknown) => (err as S3ErrorShape | null)?.Code ?? (err as S3ErrorShape | null)?.name;
+
+function isNotFound(err: unknown): boolean {
+  const code = codeOf(err);
+  return statusOf(err) === 404 || code === 'NotFound' || code === 'NoSuchKey';
+}
+
+/** 412, or 409 `ConditionalRequestConflict` (CONTRACT §3.3 step 2). */
+function isPreconditionFailure(err: unknown): boolean {
+  const status = statusOf(err);
+  if (status === 412 || codeOf(err) === 'PreconditionFailed') return true;
+  return status === 409 && codeOf(err) === 'ConditionalRequestConflict';
+}
+
+function wrap(op: string, key: string, err: unknown): ObjectStoreError {
+  if (err instanceof ObjectStoreError) return err;
+  const e = err as S3ErrorShape;
+  const status = statusOf(err);
+  const code = codeOf(err);
+  const message = e?.message && e.message !== 'UnknownError' ? e.message : `${code ?? 'error'}${status ? ` (HTTP ${status})` : ''}`;
+  return new ObjectStoreError(`${op} ${key}: ${message}`, { cause: err });
+}
+
+function lowerKeys(metadata: Record<string, string> | undefined): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(metadata ?? {})) out[k.toLowerCase()] = v;
+  return out;
+}
+
+function bodyInput(body: ObjectBody): Pick<PutObjectCommandInput, 'Body' | 'ContentLength'> {
+  if (Buffer.isBuffer(body)) return { Body: body, ContentLength: body.length };
+  return { Body: createReadStream(body.path), ContentLength: body.size };
+}
+
+export class S3ObjectStore implements ObjectStore {
+  readonly backend = 's3' as const;
+
+  private readonly pageSize: number | undefined;
+
+  constructor(
+    private readonly clients: S3Clients,
+    private readonly logger: Logger,
+    options: { readonly listPageSize?: number } = {},
+  ) {
+    this.pageSize = options.listPageSize;
+  }
+
+  private get client() {
+    return this.clients.internal;
+  }
+
+  private bucket(kind: AssetKind): string {
+    return this.clients.buckets[kind];
+  }
+
+  /** Enables versioning on the three asset buckets when not `Enabled`; a failure is a warning. */
+  async start(): Promise<void> {
+    for (const kind of ASSET_KINDS) {
+      const Bucket = this.bucket(kind);
+      try {
+        const current = await this.client.send(new GetBucketVersioningCommand({ Bucket }));
+        if (current.Status === 'Enabled') continue;
+        await this.client.send(new PutBucketVersioningCommand({ Bucket, VersioningConfiguration: { Status: 'Enabled' } }));
+        this.logger.info({ bucket: Bucket }, `enabled versioning on bucket ${Bucket}`);
+      } catch (err) {
+        this.logger.warn(
+          { bucket: Bucket, err: (err as Error).message },
+          `could not enable versioning on bucket ${Bucket}; overwritten objects may not be recoverable`,
+        );
+      }
+    }
+  }
+
+  async head(key: string): Promise<ObjectInfo | null> {
+    const { kind, bucketKey } = routeObjectKey(key);
+    try {
+      const r = await this.client.send(new HeadObjectCommand({ Bucket: this.bucket(kind), Key: bucketKey }));
+      return {
+        key,
+        size: r.ContentLength ?? 0,
+        etag: r.ETag ?? null,
+        lastModified: r.LastModified ?? null,
+        contentType: r.ContentType ?? null,
+        metadata: lowerKeys(r.Metadata),
+      };
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw wrap('head', key, err);
+    }
+  }
+
+  async get(key: string): Promise<{ info: ObjectInfo; body: Readable } | null> {
+    const { kind, bucketKey } = routeObjectKey(key);
+    try {
+      const r = await this.client.send(new GetObjectCommand({ Bucket: this.bucket(kind), Key: bucketKey }));
+      const body = r.Body instanceof Readable ? r.Body : Readable.fromWeb(r.Body!.transformToWebStream() as never);
+      return {
+        info: {
+          key,
+          size: r.ContentLength ?? 0,
+          etag: r.ETag ?? null,
+          lastModified: r.LastModified ?? null,
+          contentType: r.ContentType ?? null,
+          metadata: lowerKeys(r.Metadata),
+        },
+        body,
+      };
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw wrap('get', key, err);
+    }
+  }
+
+  async putIfAbsent(key: string, body: ObjectBody, options: PutOptions): Promise<PutResult | null> {
+    const { kind, bucketKey } = routeObjectKey(key);
+    try {
+      const r = await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket(kind),
+          Key: bucketKey,
+          ...bodyInput(body),
+          ContentType: options.contentType,
+          Metadata: { ...options.metadata },
+          IfNoneMatch: '*',
+        }),
+      );
+      return { etag: r.ETag ?? null };
+    } catch (err) {
+      if (isPreconditionFailure(err)) return null;
+      throw wrap('put', key, err);
+    }
+  }
+
+  async put(key: string, body: ObjectBody, options: PutOptions): Promise<PutResult> {
+    const { kind, bucketKey } = routeObjectKey(key);
+    try {
+      const r = await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket(kind),
+          Key: bucketKey,
+          ...bodyInput(body),
+          ContentType: options.contentType,
+          Metadata: { ...options.metadata },
+        }),
+      );
+      return { etag: r.ETag ?? null };
+    } catch (err) {
+      throw wrap('put', key, err);
+    }
+  }
+
+  async delete(key: string): Promise<void> {
+    const { kind, bucketKey } = routeObjectKey(key);
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket(kind), Key: bucketKey }));
+    } catch (err) {
+      if (isNotFound(err)) return;
+      throw wrap('delete', key, err);
+    }
+  }
+
+  async *list(prefix: string): AsyncIterable<ListedObject> {
+    const { kind, bucketKey } = routeKey(prefix);
+    const Bucket = this.bucket(kind);
+    let ContinuationToken: string | undefined;
+    do {
+      let page;
+      try {
+        page = await this.client.send(
+          new ListObjectsV2Command({ Bucket, Prefix: bucketKey || undefined, ContinuationToken, MaxKeys: this.pageSize }),
+        );
+      } catch (err) {
+        throw wrap('list', prefix, err);
+      }
+      for (const o of page.Contents ?? []) {
+        if (o.Key === undefined) continue;
+        if (kind === 'pdf' && o.Key.startsWith('index/')) continue; // the metadata index is not an app key
+        yield { key: `${kind}/${o.Key}`, size: o.Size ?? 0, etag: o.ETag ?? null, lastModified: o.LastModified ?? null };
+      }
+      ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
+    } while (ContinuationToken);
+  }
+
+  async *listVersions(prefix: string): AsyncIterable<ObjectVersion> {
+    const { kind, bucketKey } = routeKey(prefix);
+    const Bucket = this.bucket(kind);
+    let KeyMarker: string | undefined;
+    let VersionIdMarker: string | undefined;
+    do {
+      let page;
+      try {
+        page = await this.client.send(
+          new ListObjectVersionsCommand({
+            Bucket,
+            Prefix: bucketKey || undefined,
+            KeyMarker,
+            VersionIdMarker,
+            MaxKeys: this.pageSize,
+          }),
+        );
+      } catch (err) {
+        throw wrap('list versions', prefix, err);
+      }
+      const items: ObjectVersion[] = [];
+      for (const v of page.Versions ?? []) {
+        if (v.Key === undefined || (kind === 'pdf' && v.Key.startsWith('index/'))) continue;
+        items.push({
+          key: `${kind}/${v.Key}`,
+          versionId: v.VersionId ?? 'null',
+          size: v.Size ?? 0,
+          lastModified: v.LastModified ?? new Date(0),
+          isLatest: v.IsLatest ?? false,
+          deleteMarker: false,
+        });
+      }
+      for (const m of page.DeleteMarkers ?? []) {
+        if (m.Key === undefined || (kind === 'pdf' && m.Key.startsWith('index/'))) continue;
+        items.push({
+          key: `${kind}/${m.Key}`,
+          versionId: m.VersionId ?? 'null',
+          size: 0,
+          lastModified: m.LastModified ?? new Date(0),
+          isLatest: m.IsLatest ?? false,
+          deleteMarker: true,
+        });
+      }
+      yield* items;
+      const more = page.IsTruncated === true;
+      KeyMarker = more ? page.NextKeyMarker : undefined;
+      VersionIdMarker = more ? page.NextVersionIdMarker : undefined;
+      if (more && KeyMarker === undefined) break;
+    } while (KeyMarker !== undefined);
+  }
+
+  async deleteVersion(key: string, versionId: string): Promise<void> {
+    const { kind, bucketKey } = routeObjectKey(key);
+    try {
+      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket(kind), Key: bucketKey, VersionId: versionId }));
+    } catch (err) {
+      throw wrap('delete version', key, err);
+    }
+  }
+
+  async readIndex(): Promise<IndexObject | null> {
+    try {
+      const r = await this.client.send(new GetObjectCommand({ Bucket: this.bucket('pdf'), Key: INDEX_BUCKET_KEY }));
+      const bytes = Buffer.from(await r.Body!.transformToByteArray());
+      return { bytes, etag: r.ETag ?? '' };
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw wrap('read', INDEX_BUCKET_KEY, err);
+    }
+  }
+
+  async writeIndex(bytes: Buffer, expectedEtag: string | null): Promise<string | null> {
+    try {
+      const r = await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket('pdf'),
+          Key: INDEX_BUCKET_KEY,
+          Body: bytes,
+          ContentLength: bytes.length,
+          ContentType: INDEX_CONTENT_TYPE,
+          ...(expectedEtag === null ? { IfNoneMatch: '*' } : { IfMatch: expectedEtag }),
+        }),
+      );
+      return r.ETag ?? '';
+    } catch (err) {
+      if (isPreconditionFailure(err)) return null;
+      throw wrap('write', INDEX_BUCKET_KEY, err);
+    }
+  }
+}

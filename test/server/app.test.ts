@@ -1,0 +1,175 @@
+import { execFileSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { VERSION } from '../../src/shared/version.js';
+import { startTestServer, type TestServer } from '../support/server.js';
+
+const SYSTEM_PAT = 'system-pat-for-app-tests-0001';
+
+describe('public endpoints', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer({ SVC_SYSTEM_PAT: SYSTEM_PAT });
+  });
+  afterAll(() => srv.close());
+
+  it('GET /api/health answers the envelope with code 200, redacted for anonymous callers', async () => {
+    const res = await srv.fetch('/api/health');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
+    const body = await res.json();
+    expect(body).toMatchObject({ code: 200, message: 'API is healthy.', data: { status: 'healthy', version: VERSION } });
+    expect(body.data.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
+    expect(Number.isInteger(body.data.uptime_seconds)).toBe(true);
+    expect(body.data.checks).toEqual({
+      rawstore: { status: 'ok', backend: 'local', dir: 'redacted' },
+      graphdb: { status: 'not_configured' },
+      wiki: { status: 'not_configured', dir: 'redacted' },
+    });
+  });
+
+  it('GET /api/health shows internal addresses to a valid credential only', async () => {
+    const full = await (await srv.fetch('/api/health', { headers: { Authorization: `Bearer ${SYSTEM_PAT}` } })).json();
+    expect(full.data.checks.rawstore.dir).toBe(srv.config.rawDir);
+    expect(full.data.checks.wiki.dir).toBe(srv.config.wikiDir);
+    const bad = await (await srv.fetch('/api/health', { headers: { Authorization: 'Bearer not-a-token' } })).json();
+    expect(bad.data.checks.rawstore.dir).toBe('redacted');
+  });
+
+  it('GET /api/server/info describes the engine', async () => {
+    const res = await srv.fetch('/api/server/info');
+    expect(await res.json()).toEqual({
+      mode: 'server',
+      version: VERSION,
+      engine: 'node',
+      node_version: process.version,
+      paper_access: false,
+      graph_configured: false,
+      oauth_enabled: false,
+    });
+  });
+
+  it('GET /api/pat/scopes lists the fixed vocabulary', async () => {
+    const body = await (await srv.fetch('/api/pat/scopes')).json();
+    expect(body.max_expiry_days).toBe(365);
+    expect(body.scopes.map((s: { name: string }) => s.name)).toEqual(['wiki:read', 'wiki:write', 'papers:read', 'papers:write', 'graph:read']);
+    expect(body.scopes[1].description).toBe('Pull the wiki checkout (fast-forward); implies wiki:read');
+  });
+
+  it('every /api/* response carries X-Svc-Server-Version and X-Attribution, errors included', async () => {
+    for (const p of ['/api/health', '/api/nope', '/api/pat/scopes']) {
+      const res = await srv.fetch(p);
+      expect(res.headers.get('x-svc-server-version')).toBe(VERSION);
+      expect(res.headers.get('x-attribution')).toBe('OpenAlex (CC0), Crossref (CC0), arXiv');
+    }
+    expect((await srv.fetch('/')).headers.get('x-svc-server-version')).toBeNull();
+  });
+
+  it('unknown /api/* paths are JSON 404, never the SPA shell, whatever the credential', async () => {
+    for (const headers of [{}, { Authorization: `Bearer ${SYSTEM_PAT}` }, { Authorization: 'Bearer junk' }]) {
+      for (const p of ['/api/nope', '/api/', '/api/pages-typo/x?y=1']) {
+        const res = await srv.fetch(p, { headers });
+        expect(res.status).toBe(404);
+        expect(await res.json()).toEqual({ detail: 'not found' });
+      }
+    }
+  });
+
+  it('a registered path with the wrong method is 405', async () => {
+    const res = await srv.fetch('/api/health', { method: 'POST' });
+    expect(res.status).toBe(405);
+    expect(await res.json()).toEqual({ detail: 'method not allowed' });
+    expect(res.headers.get('allow')).toContain('GET');
+  });
+
+  it('serves the SPA placeholder with index fallback for any other GET', async () => {
+    for (const p of ['/', '/login', '/wiki/algo-shor?x=1']) {
+      const res = await srv.fetch(p);
+      expect(res.status).toBe(200);
+      expect(res.headers.get('content-type')).toBe('text/html; charset=utf-8');
+      expect(await res.text()).toContain('<title>pks');
+    }
+  });
+
+  it('serves /install-pksd.sh as a POSIX sh installer for this version', async () => {
+    const res = await srv.fetch('/install-pksd.sh');
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/x-shellscript; charset=utf-8');
+    expect(res.headers.get('cache-control')).toBe('public, max-age=300');
+    const script = await res.text();
+    expect(script.startsWith('#!/bin/sh\n')).toBe(true);
+    expect(script).toContain(`PKSD_VERSION:-${VERSION}`);
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'installer-'));
+    const file = path.join(dir, 'install.sh');
+    writeFileSync(file, script);
+    execFileSync('sh', ['-n', file]);
+    // A Node-less PATH must stop with a clear message and exit 1.
+    mkdirSync(path.join(dir, 'bin'));
+    let failure: { status: number; stderr: string } | null = null;
+    try {
+      execFileSync('/bin/sh', [file], { env: { PATH: path.join(dir, 'bin') + ':/usr/bin/nonexistent', HOME: dir }, stdio: 'pipe' });
+    } catch (err) {
+      const e = err as { status: number; stderr: Buffer };
+      failure = { status: e.status, stderr: e.stderr.toString() };
+    }
+    expect(failure?.status).toBe(1);
+    expect(failure?.stderr).toContain('Node.js >= 20 is required');
+  });
+
+  it('serves the interactive API page and the OpenAPI 2.0 document', async () => {
+    const page = await srv.fetch('/swagger/index.html');
+    expect(page.status).toBe(200);
+    expect(await page.text()).toContain('swagger-ui');
+    const doc = await (await srv.fetch('/swagger/doc.json')).json();
+    expect(doc.swagger).toBe('2.0');
+    expect(doc.securityDefinitions).toEqual({ Bearer: { type: 'apiKey', name: 'Authorization', in: 'header' } });
+  });
+});
+
+describe('OpenAPI document', () => {
+  let srv: TestServer;
+  beforeAll(async () => {
+    srv = await startTestServer();
+  });
+  afterAll(() => srv.close());
+
+  it('lists every registered route of the route table', async () => {
+    const doc = (await (await srv.fetch('/swagger/doc.json')).json()) as { paths: Record<string, Record<string, unknown>> };
+    const documented = new Set(
+      Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)),
+    );
+    const routes = srv.server.app.routeTable.filter((r) => !r.url.startsWith('/swagger'));
+    expect(routes.length).toBeGreaterThan(3);
+    for (const r of routes) {
+      const swaggerPath = r.url.replace(/:([A-Za-z_]+)/g, '{$1}').replace(/\*$/, '{wildcard}');
+      expect(documented, `${r.method} ${r.url}`).toContain(`${r.method} ${swaggerPath}`);
+    }
+  });
+
+  it('every route carries a guard decision', () => {
+    for (const r of srv.server.app.routeTable) expect(['public', 'auth', 'scope', 'session']).toContain(r.guard.kind);
+  });
+});
+
+describe('SPA from a built front end', () => {
+  it('serves static files and falls back to index.html', async () => {
+    const web = mkdtempSync(path.join(os.tmpdir(), 'web-'));
+    writeFileSync(path.join(web, 'index.html'), '<!doctype html><title>app shell</title>');
+    mkdirSync(path.join(web, 'assets'));
+    writeFileSync(path.join(web, 'assets', 'app.js'), 'console.log(1)');
+    const srv = await startTestServer({}, { webRoot: web });
+    try {
+      const js = await srv.fetch('/assets/app.js');
+      expect(js.status).toBe(200);
+      expect(await js.text()).toBe('console.log(1)');
+      const deep = await srv.fetch('/pat');
+      expect(await deep.text()).toContain('app shell');
+      const escape = await srv.fetch('/..%2f..%2fetc%2fpasswd');
+      expect(await escape.text()).toContain('app shell');
+    } finally {
+      await srv.close();
+    }
+  });
+});

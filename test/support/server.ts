@@ -1,0 +1,124 @@
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { Writable } from 'node:stream';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { buildConfig } from '../../src/server/config/load.js';
+import type { Config } from '../../src/server/config/types.js';
+import { createLogger } from '../../src/server/logger.js';
+import { startServer, type RunningServer } from '../../src/server/runtime.js';
+import { freePort } from './free-port.js';
+
+export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
+
+/** Collects every log line the server writes, for assertions and secret scans. */
+export class LogCapture extends Writable {
+  readonly lines: string[] = [];
+  override _write(chunk: Buffer, _enc: BufferEncoding, done: () => void): void {
+    this.lines.push(...chunk.toString('utf8').split('\n').filter(Boolean));
+    done();
+  }
+  get text(): string {
+    return this.lines.join('\n');
+  }
+}
+
+export interface TestServer {
+  readonly url: string;
+  readonly config: Config;
+  readonly server: RunningServer;
+  readonly logs: LogCapture;
+  /** The temp directory holding raw/, data/, pb_data/ (removed by `close`). */
+  readonly dir: string;
+  fetch(pathname: string, init?: RequestInit): Promise<Response>;
+  close(): Promise<void>;
+}
+
+/**
+ * Starts `pksd` in-process on a free loopback port with its directories in a fresh temp dir. `env` is the
+ * settings environment (merged over the temp-dir defaults); nothing is read from the real environment.
+ */
+export async function startTestServer(env: Record<string, string> = {}, options: { webRoot?: string } = {}): Promise<TestServer> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pksd-test-'));
+  const port = await freePort();
+  const config = buildConfig({
+    flags: new Map(),
+    env: {
+      SVC_RAW_DIR: path.join(dir, 'raw'),
+      SVC_DATA_DIR: path.join(dir, 'data'),
+      SVC_DB_DATA_DIR: path.join(dir, 'pb_data'),
+      SVC_WIKI_DIR: path.join(dir, 'no-wiki'),
+      SVC_HTTP_ADDR: `127.0.0.1:${port}`,
+      SVC_LOG_LEVEL: 'debug',
+      ...env,
+    },
+    cwd: dir,
+    home: dir,
+  });
+  const logs = new LogCapture();
+  const server = await startServer(config, {
+    logger: createLogger(config.logLevel, logs),
+    ...(options.webRoot ? { webRoot: options.webRoot } : {}),
+  });
+  return {
+    url: server.url,
+    config,
+    server,
+    logs,
+    dir,
+    fetch: (pathname, init) => fetch(server.url + pathname, init),
+    async close() {
+      await server.close();
+      await rm(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export interface ChildResult {
+  readonly code: number | null;
+  readonly signal: NodeJS.Signals | null;
+  readonly stdout: string;
+  readonly stderr: string;
+}
+
+/** Spawns the built `bin/pksd` (run `npm run build` first) with exactly `env` plus PATH and HOME. */
+export function spawnPksd(args: readonly string[], env: Record<string, string>, cwd = REPO_ROOT): { child: ChildProcess; done: Promise<ChildResult>; output: () => { stdout: string; stderr: string } } {
+  const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/pksd'), ...args], {
+    cwd,
+    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: env['HOME'] ?? os.tmpdir(), ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
+  const done = new Promise<ChildResult>((resolve) =>
+    child.on('close', (code, signal) => resolve({ code, signal, stdout, stderr })),
+  );
+  return { child, done, output: () => ({ stdout, stderr }) };
+}
+
+/** Runs `bin/pksd` to completion. */
+export async function runPksdChild(args: readonly string[], env: Record<string, string>, cwd = REPO_ROOT): Promise<ChildResult> {
+  return spawnPksd(args, env, cwd).done;
+}
+
+/** Resolves when `predicate` holds for the child's output; rejects after `timeoutMs` with what was seen. */
+export async function waitForOutput(
+  proc: ReturnType<typeof spawnPksd>,
+  predicate: (out: { stdout: string; stderr: string }) => boolean,
+  timeoutMs = 30_000,
+): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  await new Promise<void>((resolve, reject) => {
+    const check = () => {
+      const out = proc.output();
+      if (predicate(out)) return resolve();
+      if (proc.child.exitCode !== null || Date.now() > deadline) {
+        return reject(new Error(`condition not met; stdout=${out.stdout}\nstderr=${out.stderr}`));
+      }
+      setTimeout(check, 50);
+    };
+    check();
+  });
+}

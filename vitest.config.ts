@@ -1,0 +1,16 @@
+import { defineConfig } from 'vitest/config';
+
+export default defineConfig({
+  test: {
+    include: ['test/**/*.test.ts'],
+    // Real servers (moto, Neo4j, pksd) start inside tests: give hooks room, keep the 2-core machine unsaturated.
+    testTimeout: 60_000,
+    hookTimeout: 180_000,
+    pool: 'forks',
+    maxWorkers: 2,
+    fileParallelism: true,
+    // The JSON report feeds the `N passed, N failed` line of .ci/run.
+    reporters: ['default', 'json'],
+    outputFile: { json: '.cache/test-results/vitest.json' },
+  },
+});
