@@ -35,10 +35,18 @@ export interface RegisteredRoute {
   readonly guard: Guard;
 }
 
+/** A Swagger 2.0 operation object documented by hand, for the actions of a wildcard dispatcher route. */
+export type OpenApiOperation = Record<string, unknown>;
+
 declare module 'fastify' {
   interface FastifyInstance {
     /** Every route with its guard decision, in registration order (the route table). */
     readonly routeTable: readonly RegisteredRoute[];
+    /**
+     * Documents one action of a wildcard dispatcher (`/api/papers/*`) as its own path in the OpenAPI document,
+     * e.g. `('post', '/api/papers/{preprint_id}/upload-pdf', {...})`.
+     */
+    documentOperation(method: string, path: string, operation: OpenApiOperation): void;
   }
 }
 
@@ -59,6 +67,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const table: RegisteredRoute[] = [];
   const shadow = FindMyWay();
   app.decorate('routeTable', table);
+  const documented: Record<string, Record<string, OpenApiOperation>> = {};
+  app.decorate('documentOperation', (method: string, path: string, operation: OpenApiOperation) => {
+    (documented[path] ??= {})[method.toLowerCase()] = operation;
+  });
   app.decorateRequest('principal', null);
   app.addHook('onRoute', (route: RouteOptions) => {
     // The swagger UI plugin's own asset routes are public by nature.
@@ -109,6 +121,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       consumes: ['application/json'],
       produces: ['application/json'],
       securityDefinitions: { Bearer: { type: 'apiKey', name: 'Authorization', in: 'header' } },
+    },
+    transformObject: ({ swaggerObject }) => {
+      const paths = { ...swaggerObject.paths };
+      for (const [p, ops] of Object.entries(documented)) paths[p] = { ...paths[p], ...ops };
+      return { ...swaggerObject, paths } as typeof swaggerObject;
     },
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/swagger', uiConfig: { url: '/swagger/doc.json' } });
