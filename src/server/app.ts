@@ -122,10 +122,11 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       produces: ['application/json'],
       securityDefinitions: { Bearer: { type: 'apiKey', name: 'Authorization', in: 'header' } },
     },
-    transformObject: ({ swaggerObject }) => {
-      const paths = { ...swaggerObject.paths };
+    transformObject: (documentObject) => {
+      const swaggerObject = (documentObject as { swaggerObject: { paths?: Record<string, object> } }).swaggerObject;
+      const paths: Record<string, object> = { ...swaggerObject.paths };
       for (const [p, ops] of Object.entries(documented)) paths[p] = { ...paths[p], ...ops };
-      return { ...swaggerObject, paths } as typeof swaggerObject;
+      return { ...swaggerObject, paths } as never;
     },
   });
   await app.register(fastifySwaggerUi, { routePrefix: '/swagger', uiConfig: { url: '/swagger/doc.json' } });

@@ -68,7 +68,7 @@ describe('public endpoints', () => {
   });
 
   it('unknown /api/* paths are JSON 404, never the SPA shell, whatever the credential', async () => {
-    for (const headers of [{}, { Authorization: `Bearer ${SYSTEM_PAT}` }, { Authorization: 'Bearer junk' }]) {
+    for (const headers of [{}, { Authorization: `Bearer ${SYSTEM_PAT}` }, { Authorization: 'Bearer junk' }] as Record<string, string>[]) {
       for (const p of ['/api/nope', '/api/', '/api/pages-typo/x?y=1']) {
         const res = await srv.fetch(p, { headers });
         expect(res.status).toBe(404);

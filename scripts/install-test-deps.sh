@@ -1,0 +1,69 @@
+#!/usr/bin/env bash
+# Installs what the test suite needs: moto's S3 server, Debian's Chromium, the embedded Neo4j
+# launcher (test/support/neo4j) and the npm dependencies. Idempotent: each step runs only when
+# its result is missing or stale, so a second run does nothing and takes about a second.
+set -euo pipefail
+
+root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
+cd "$root"
+
+log() { echo "install-test-deps: $*" >&2; }
+
+sudo=""
+if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null; then sudo="sudo"; fi
+
+# --- moto (S3 server for the real-server tests) ----------------------------------------------
+if ! python3 -c 'import moto.server' 2>/dev/null; then
+  log "installing moto[server] with $(command -v python3)"
+  python3 -m pip install --quiet 'moto[server]>=5.1' >&2
+  python3 -m moto.server --help >/dev/null || { log "python3 -m moto.server does not run"; exit 1; }
+fi
+
+# --- Chromium (browser tests) -----------------------------------------------------------------
+if [ ! -x /usr/bin/chromium ]; then
+  export DEBIAN_FRONTEND=noninteractive
+  if ! apt-cache show chromium >/dev/null 2>&1; then
+    log "apt-get update"
+    $sudo apt-get update -qq >/dev/null
+  fi
+  log "installing chromium"
+  $sudo apt-get install -y -qq chromium >/dev/null # errors still reach stderr
+fi
+
+# --- Neo4j launcher: jar + runtime classpath, then an AppCDS archive for a faster JVM start ---
+n4j="$root/test/support/neo4j"
+jar="$n4j/target/neo4j-launcher.jar"
+jsa="$n4j/target/neo4j.jsa"
+if [ ! -f "$jar" ] || [ ! -d "$n4j/target/lib" ] || [ -n "$(find "$n4j/pom.xml" "$n4j/src" -newer "$jar" -print -quit)" ]; then
+  log "building the Neo4j launcher (mvn package)"
+  # (sed drops the stray colour resets Debian's Maven 3.8 prints even in batch mode)
+  mvn -q -B -f "$n4j/pom.xml" package 2>&1 | sed 's/\x1b\[0m//g' >&2
+  touch "$jar"
+fi
+if [ ! -f "$jsa" ] || [ "$jar" -nt "$jsa" ]; then
+  # Train the archive on one real start-up; the flags must match test/support/neo4j.ts.
+  log "creating the Neo4j AppCDS archive (one start-up)"
+  rm -f "$jsa"
+  port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
+  home="$(mktemp -d)"
+  if ! java -XX:ArchiveClassesAtExit="$jsa" -Xlog:disable -Xlog:all=error:stderr \
+      -Xms512m -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 --add-opens=java.base/java.nio=ALL-UNNAMED \
+      -jar "$jar" "$port" "$home" --exit-when-ready </dev/null >"$home/out.log" 2>&1; then
+    log "warning: AppCDS training run failed; Neo4j will start without it"
+    cat "$home/out.log" >&2
+    rm -f "$jsa"
+  fi
+  rm -rf "$home"
+fi
+
+# --- npm dependencies -------------------------------------------------------------------------
+# Reinstall only when the lockfile's content changed (an edit to package.json scripts changes nothing).
+stamp=node_modules/.pks-lock.sha256
+want="$(sha256sum package-lock.json | cut -d' ' -f1)"
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
+  log "npm ci"
+  npm ci --no-audit --no-fund >&2
+  echo "$want" >"$stamp"
+fi
+
+log "all test dependencies present"

@@ -1,0 +1,118 @@
+import { spawn } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { freePort } from './free-port.js';
+
+export interface Neo4jServer {
+  /** e.g. bolt://127.0.0.1:40123 (plain Bolt, no TLS). */
+  readonly boltUri: string;
+  /** Auth is disabled on the server, so any basic credentials (these included) are accepted. */
+  readonly username: string;
+  readonly password: string;
+  readonly pid: number;
+  /** SIGTERM, wait for exit (SIGKILL after 20 s), remove the data dir. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+const LAUNCHER_DIR = path.resolve(import.meta.dirname, 'neo4j/target');
+const LAUNCHER_JAR = path.join(LAUNCHER_DIR, 'neo4j-launcher.jar');
+// AppCDS archive made by scripts/install-test-deps.sh; the JVM flags below must match the ones used there.
+const CDS_ARCHIVE = path.join(LAUNCHER_DIR, 'neo4j.jsa');
+const START_DEADLINE_MS = 120_000;
+const STOP_GRACE_MS = 20_000;
+const OUTPUT_TAIL_CHARS = 16_000;
+
+/**
+ * Starts Neo4j 5.26 Community (embedded, see neo4j/) with Bolt on a free loopback port and a fresh data
+ * dir. The launcher also exits when its stdin closes, so it dies with the test process.
+ */
+export async function startNeo4j(): Promise<Neo4jServer> {
+  if (!existsSync(LAUNCHER_JAR)) {
+    throw new Error(`${LAUNCHER_JAR} is missing: run scripts/install-test-deps.sh`);
+  }
+  const port = await freePort();
+  const home = await mkdtemp(path.join(os.tmpdir(), 'pks-neo4j-'));
+  const jvmArgs = [
+    ...(existsSync(CDS_ARCHIVE) ? [`-XX:SharedArchiveFile=${CDS_ARCHIVE}`] : []),
+    // JVM warnings (e.g. a stale CDS archive, which is then just not used) would otherwise go to stdout.
+    '-Xlog:disable',
+    '-Xlog:all=error:stderr',
+    '-Xms512m',
+    '-Xmx512m',
+    '-XX:+UseSerialGC',
+    // C1 only: a much faster start-up, and test queries are too few for C2 to pay off.
+    '-XX:TieredStopAtLevel=1',
+    '--add-opens=java.base/java.nio=ALL-UNNAMED',
+  ];
+  const child = spawn('java', [...jvmArgs, '-jar', LAUNCHER_JAR, String(port), home], {
+    stdio: ['pipe', 'pipe', 'pipe'], // stdin stays open: its EOF tells the launcher to exit
+  });
+
+  let output = '';
+  const collect = (chunk: Buffer): void => {
+    output = (output + chunk.toString('utf8')).slice(-OUTPUT_TAIL_CHARS);
+  };
+  child.stdout.on('data', collect);
+  child.stderr.on('data', collect);
+  child.stdin.on('error', () => {}); // EPIPE once the child is gone
+
+  let exitInfo: string | undefined;
+  const exited = new Promise<void>((resolve) => {
+    child.once('exit', (code, signal) => {
+      exitInfo = `exit code ${code ?? 'none'}, signal ${signal ?? 'none'}`;
+      resolve();
+    });
+  });
+  const killOnExit = (): void => {
+    child.kill('SIGKILL');
+  };
+  process.once('exit', killOnExit);
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopping ??= (async () => {
+      process.removeListener('exit', killOnExit);
+      if (child.pid !== undefined && child.exitCode === null && child.signalCode === null) {
+        child.kill('SIGTERM');
+        const timer = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+        await exited;
+        clearTimeout(timer);
+      }
+      await rm(home, { recursive: true, force: true });
+    })();
+    return stopping;
+  };
+
+  const boltUri = await new Promise<string>((resolve, reject) => {
+    const fail = (why: string): void => {
+      cleanup();
+      reject(new Error(`Neo4j launcher ${why}; output:\n${output}`));
+    };
+    const onData = (): void => {
+      const match = /^NEO4J_READY (bolt:\/\/\S+)$/m.exec(output);
+      if (match?.[1] !== undefined) {
+        cleanup();
+        resolve(match[1]);
+      }
+    };
+    const onExit = (): void => fail(`exited before it was ready (${exitInfo ?? 'unknown'})`);
+    const onError = (err: Error): void => fail(`could not be spawned (${err.message})`);
+    const timer = setTimeout(() => fail(`was not ready within ${START_DEADLINE_MS} ms`), START_DEADLINE_MS);
+    const cleanup = (): void => {
+      clearTimeout(timer);
+      child.stdout.off('data', onData);
+      child.off('exit', onExit);
+      child.off('error', onError);
+    };
+    child.stdout.on('data', onData);
+    child.once('exit', onExit);
+    child.once('error', onError);
+  }).catch(async (err: unknown) => {
+    await stop();
+    throw err;
+  });
+
+  return { boltUri, username: 'neo4j', password: 'neo4j-test-password', pid: child.pid ?? -1, stop };
+}
