@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-dev=$root/.cache/dev
+dev=${PKS_DEV_DIR:-$root/.cache/dev}
 say() { printf '%s\n' "$*" >&2; }
 
 if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
