@@ -1,0 +1,335 @@
+/**
+ * Ranked full-text search over served pages (CONTRACT §13.4).
+ *
+ * Tokens are lower-cased runs of letters/digits (NFC-normalised; so ids split on `-`). Each page is one document
+ * whose term frequency is field-weighted: title × 3, id × 3, tags × 2, body × 1; document length is weighted the
+ * same way. Score = Σ over distinct query terms of BM25 (k1 = 1.2, b = 0.75, idf = ln(1 + (N − n + 0.5)/(n + 0.5))),
+ * plus 5 when the whole lower-cased query is a substring of the lower-cased title. Pages with score > 0 match;
+ * order is score (rounded to 4 decimals) descending, then id ascending.
+ */
+import { compareStrings } from './links.js';
+import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SNIPPET_LENGTH } from './limits.js';
+import { TermTable, internAsciiTokens } from './term-table.js';
+import type { WikiPage } from './types.js';
+
+export const BM25_K1 = 1.2;
+export const BM25_B = 0.75;
+export const FIELD_WEIGHTS = { title: 3, id: 3, tags: 2, body: 1 } as const;
+export const TITLE_SUBSTRING_BONUS = 5;
+
+const TOKEN_RE = /[\p{L}\p{M}\p{N}]+/gu;
+// eslint-disable-next-line no-control-regex
+const NON_ASCII_RE = /[^\u0000-\u007f]/;
+
+/** Search tokens of a text: lower-cased (then NFC-normalised) runs of letters, combining marks and digits. */
+export function tokenize(text: string): string[] {
+  const tokens: string[] = [];
+  forEachToken(text, (token) => tokens.push(token));
+  return tokens;
+}
+
+/**
+ * Call `fn` for every token of `text`, in order. ASCII text is scanned by hand without intermediate arrays (for
+ * ASCII the Unicode classes are exactly `[a-z0-9]` after lower-casing); other text uses the Unicode regex.
+ */
+export function forEachToken(text: string, fn: (token: string) => void): void {
+  if (NON_ASCII_RE.test(text)) {
+    for (const token of text.toLowerCase().normalize('NFC').match(TOKEN_RE) ?? []) fn(token);
+    return;
+  }
+  const n = text.length;
+  let start = -1;
+  let upper = false;
+  for (let i = 0; i < n; i++) {
+    const c = text.charCodeAt(i);
+    const isLower = (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39);
+    const isUpper = c >= 0x41 && c <= 0x5a;
+    if (isLower || isUpper) {
+      if (start === -1) {
+        start = i;
+        upper = false;
+      }
+      if (isUpper) upper = true;
+    } else if (start !== -1) {
+      const token = text.slice(start, i);
+      fn(upper ? token.toLowerCase() : token);
+      start = -1;
+    }
+  }
+  if (start !== -1) {
+    const token = text.slice(start);
+    fn(upper ? token.toLowerCase() : token);
+  }
+}
+
+export interface SearchOptions {
+  /** Maximum hits returned; clamped to 1..100; default 10. */
+  limit?: number;
+  /** Include `source` pages (default false). */
+  includeSources?: boolean;
+}
+
+export interface SearchHit {
+  page: WikiPage;
+  /** Rounded to 4 decimals. */
+  score: number;
+  snippet: string;
+  /** The query terms that occur in this page (title, id, tags or body), in query order. */
+  terms: string[];
+}
+
+export interface SearchOutcome {
+  /** The query, trimmed. */
+  query: string;
+  /** Matches after the source filter, before `limit`. */
+  total: number;
+  hits: SearchHit[];
+}
+
+export function clampLimit(limit: number | undefined): number {
+  if (limit === undefined || !Number.isFinite(limit)) return SEARCH_DEFAULT_LIMIT;
+  return Math.min(SEARCH_MAX_LIMIT, Math.max(1, Math.trunc(limit)));
+}
+
+/** Incremental construction of the index data, one page per `step()` (lets async builds yield). */
+class IndexBuilder {
+  readonly terms = new TermTable();
+  readonly postingDocs: number[][] = [];
+  readonly postingTfs: number[][] = [];
+  readonly lengths: Float64Array;
+  totalLength = 0;
+  private next = 0;
+  private weight = 0;
+  private length = 0;
+  private readonly scratch: number[] = [];
+  private readonly touched: number[] = [];
+
+  constructor(private readonly pages: readonly WikiPage[]) {
+    this.lengths = new Float64Array(pages.length);
+  }
+
+  get done(): boolean {
+    return this.next >= this.pages.length;
+  }
+
+  private readonly count = (id: number): void => {
+    while (this.scratch.length <= id) {
+      this.scratch.push(0);
+      this.postingDocs.push([]);
+      this.postingTfs.push([]);
+    }
+    if (this.scratch[id] === 0) this.touched.push(id);
+    this.scratch[id]! += this.weight;
+    this.length += this.weight;
+  };
+
+  private add(text: string, weight: number): void {
+    this.weight = weight;
+    if (internAsciiTokens(this.terms, text, this.count)) return;
+    forEachToken(text, (token) => this.count(this.terms.intern(token)));
+  }
+
+  /** Index the next page. */
+  step(): void {
+    const doc = this.next++;
+    const page = this.pages[doc]!;
+    this.length = 0;
+    this.add(page.title, FIELD_WEIGHTS.title);
+    this.add(page.id, FIELD_WEIGHTS.id);
+    for (const tag of page.tags) this.add(tag, FIELD_WEIGHTS.tags);
+    this.add(page.body, FIELD_WEIGHTS.body);
+    for (const id of this.touched) {
+      this.postingDocs[id]!.push(doc);
+      this.postingTfs[id]!.push(this.scratch[id]!);
+      this.scratch[id] = 0;
+    }
+    this.touched.length = 0;
+    this.lengths[doc] = this.length;
+    this.totalLength += this.length;
+  }
+}
+
+export class WikiSearchIndex {
+  private readonly docs: readonly WikiPage[];
+  private readonly titlesLower: string[];
+  /** BM25 length normalisation per doc: k1 · (1 − b + b · length / average length). */
+  private readonly norms: Float64Array;
+  /** Position of each doc in id order (ties are broken by id). */
+  private readonly idRank: Int32Array;
+  private readonly terms: TermTable;
+  /** Per term id: ascending doc numbers and their field-weighted term frequencies. */
+  private readonly postingDocs: number[][];
+  private readonly postingTfs: number[][];
+  /** Per-query scratch: accumulated scores (all zero between queries) and the docs touched. */
+  private readonly scores: Float64Array;
+  private readonly touched: Int32Array;
+
+  /** Build the index synchronously. */
+  constructor(pages: readonly WikiPage[]);
+  /** @internal Finish an index from a completed builder. */
+  constructor(pages: readonly WikiPage[], builder: IndexBuilder);
+  constructor(pages: readonly WikiPage[], builder?: IndexBuilder) {
+    const built = builder ?? new IndexBuilder(pages);
+    while (!built.done) built.step();
+    this.docs = pages;
+    this.titlesLower = pages.map((p) => p.title.toLowerCase());
+    this.terms = built.terms;
+    this.postingDocs = built.postingDocs;
+    this.postingTfs = built.postingTfs;
+    const avgLength = pages.length > 0 && built.totalLength > 0 ? built.totalLength / pages.length : 1;
+    this.norms = built.lengths.map((length) => BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgLength));
+    this.scores = new Float64Array(pages.length);
+    this.touched = new Int32Array(pages.length);
+    this.idRank = new Int32Array(pages.length);
+    pages
+      .map((page, doc) => ({ id: page.id, doc }))
+      .sort((a, b) => compareStrings(a.id, b.id))
+      .forEach(({ doc }, rank) => {
+        this.idRank[doc] = rank;
+      });
+  }
+
+  /** Build the index, yielding to the event loop every `sliceMs` milliseconds (keeps a server responsive). */
+  static async build(pages: readonly WikiPage[], sliceMs = 10): Promise<WikiSearchIndex> {
+    const builder = new IndexBuilder(pages);
+    let sliceStart = performance.now();
+    while (!builder.done) {
+      builder.step();
+      if (performance.now() - sliceStart > sliceMs) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        sliceStart = performance.now();
+      }
+    }
+    return new WikiSearchIndex(pages, builder);
+  }
+
+  /** Whether `term` occurs in document `doc` (posting lists are in ascending doc order). */
+  private contains(term: string, doc: number): boolean {
+    const id = this.terms.get(term);
+    if (id === -1) return false;
+    const docs = this.postingDocs[id]!;
+    let lo = 0;
+    let hi = docs.length - 1;
+    while (lo <= hi) {
+      const mid = (lo + hi) >> 1;
+      const value = docs[mid]!;
+      if (value === doc) return true;
+      if (value < doc) lo = mid + 1;
+      else hi = mid - 1;
+    }
+    return false;
+  }
+
+  get size(): number {
+    return this.docs.length;
+  }
+
+  search(query: string, options: SearchOptions = {}): SearchOutcome {
+    const q = query.trim();
+    if (q === '') return { query: '', total: 0, hits: [] };
+    const limit = clampLimit(options.limit);
+    const includeSources = options.includeSources === true;
+    const terms = [...new Set(tokenize(q))];
+    const n = this.docs.length;
+    // Reused buffers (search is synchronous): scores of touched docs, reset before returning.
+    const scores = this.scores;
+    const touched = this.touched;
+    let touchedCount = 0;
+
+    for (const term of terms) {
+      const id = this.terms.get(term);
+      if (id === -1) continue;
+      const docs = this.postingDocs[id]!;
+      const tfs = this.postingTfs[id]!;
+      const idf = Math.log(1 + (n - docs.length + 0.5) / (docs.length + 0.5));
+      const norms = this.norms;
+      for (let i = 0; i < docs.length; i++) {
+        const doc = docs[i]!;
+        const tf = tfs[i]!;
+        if (scores[doc] === 0) touched[touchedCount++] = doc;
+        scores[doc]! += (idf * tf * (BM25_K1 + 1)) / (tf + norms[doc]!);
+      }
+    }
+    const qLower = q.toLowerCase();
+    for (let doc = 0; doc < n; doc++) {
+      if (this.titlesLower[doc]!.includes(qLower)) {
+        if (scores[doc] === 0) touched[touchedCount++] = doc;
+        scores[doc]! += TITLE_SUBSTRING_BONUS;
+      }
+    }
+
+    // Count matches and keep the best `limit`, ranked by rounded score, then id (idRank).
+    const idRank = this.idRank;
+    const bestDocs: number[] = [];
+    const bestScores: number[] = [];
+    let total = 0;
+    for (let t = 0; t < touchedCount; t++) {
+      const doc = touched[t]!;
+      const raw = scores[doc]!;
+      scores[doc] = 0;
+      if (!(raw > 0)) continue;
+      if (!includeSources && this.docs[doc]!.type === 'source') continue;
+      total++;
+      const score = Math.round(raw * 10_000) / 10_000;
+      let pos = bestDocs.length;
+      while (
+        pos > 0 &&
+        (score > bestScores[pos - 1]! || (score === bestScores[pos - 1] && idRank[doc]! < idRank[bestDocs[pos - 1]!]!))
+      ) {
+        pos--;
+      }
+      if (pos >= limit) continue;
+      bestDocs.splice(pos, 0, doc);
+      bestScores.splice(pos, 0, score);
+      if (bestDocs.length > limit) {
+        bestDocs.pop();
+        bestScores.pop();
+      }
+    }
+    const top = bestDocs.map((doc, i) => ({ doc, score: bestScores[i]! }));
+    const hits = top.map(({ doc, score }) => {
+      const page = this.docs[doc]!;
+      const present = terms.filter((term) => this.contains(term, doc));
+      return { page, score, snippet: makeSnippet(page.body, terms), terms: present };
+    });
+    return { query: q, total, hits };
+  }
+}
+
+/**
+ * Up to 160 characters of the body (whitespace collapsed) around the first occurrence of any query term, with `...`
+ * where the text was cut; the first 160 characters when no term occurs in the body.
+ */
+export function makeSnippet(body: string, terms: readonly string[], length = SNIPPET_LENGTH): string {
+  const text = body.normalize('NFC').replace(/\s+/g, ' ').trim();
+  if (text.length <= length) return text;
+  const wanted = new Set(terms);
+  let hit = -1;
+  let hitLength = 0;
+  if (wanted.size > 0) {
+    for (const m of text.matchAll(TOKEN_RE)) {
+      if (wanted.has(m[0].toLowerCase())) {
+        hit = m.index;
+        hitLength = m[0].length;
+        break;
+      }
+    }
+  }
+  let start = 0;
+  if (hit > 0) {
+    // Put the hit about a third into the window, then keep the window inside the text.
+    start = Math.max(0, Math.min(hit - Math.floor(length / 3), text.length - length));
+    // Do not start mid-word when a word boundary is close and the hit stays inside.
+    if (start > 0 && text[start - 1] !== ' ') {
+      const space = text.indexOf(' ', start);
+      if (space !== -1 && space < hit && space - start < 20) start = space + 1;
+    }
+  }
+  let end = Math.min(text.length, start + length);
+  if (end < text.length && text[end] !== ' ') {
+    const space = text.lastIndexOf(' ', end);
+    if (space > start && end - space < 20 && space >= hit + hitLength) end = space;
+  }
+  const core = text.slice(start, end).trim();
+  return `${start > 0 ? '...' : ''}${core}${end < text.length ? '...' : ''}`;
+}
