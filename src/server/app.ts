@@ -10,6 +10,7 @@ import type { CredentialResolver } from './auth/principal.js';
 import type { Config } from './config/types.js';
 import type { HealthService } from './health/service.js';
 import type { PaperAssets } from './papers/assets.js';
+import { rateLimitClassHook } from './routes/auth-rate-limit.js';
 import { guardHook, PUBLIC, type Guard } from './routes/guard.js';
 import { identityRoutes } from './routes/identity.js';
 import { installerRoutes } from './routes/installer.js';
@@ -91,7 +92,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
       reply.header('X-Attribution', ATTRIBUTION);
     }
   });
-  app.addHook('preHandler', guardHook(ctx.credentials));
+  // Guards run before body validation, so an anonymous request with a bad body is 401, not 400; rate limits
+  // count only requests that passed their guard (CONTRACT §7.7).
+  app.addHook('preValidation', guardHook(ctx.credentials));
+  app.addHook('preValidation', rateLimitClassHook(ctx.identity.limiter));
 
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {

@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { buildApp } from './app.js';
 import { openIdentity, type Identity } from './auth/identity.js';
 import { CredentialChain } from './auth/system-pat.js';
+import type { ShownSetting } from './config/show.js';
 import type { Config } from './config/types.js';
 import { acquireServerLock } from './db/lock.js';
 import { createGraphClient, type GraphClient } from './graph/driver.js';
@@ -27,6 +28,8 @@ export interface StartOptions {
   /** Skip taking `pksd.lock` (in-process tests that share a database directory on purpose). */
   readonly skipLock?: boolean;
   readonly webRoot?: string;
+  /** Effective settings with their sources, secrets masked, for the admin UI (flags included). */
+  readonly settings?: () => readonly ShownSetting[];
 }
 
 const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
@@ -60,7 +63,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       graphdb: graphProbe(graph, config.graph?.uri ?? null),
       wiki: wikiProbe(config.wikiDir),
     });
-    identity = openIdentity(config, logger);
+    identity = openIdentity(config, logger, options.settings ? { settings: options.settings } : {});
     papers = await openPaperAssets(config, logger, { s3, graph });
     const credentials = new CredentialChain(config.systemPat, identity.verifiers);
     const app = await buildApp({

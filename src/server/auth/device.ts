@@ -2,13 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { HttpError } from '../../shared/errors.js';
 import { MAX_EXPIRY_DAYS, SCOPES, type Scope } from '../../shared/scopes.js';
 import type { Db } from '../db/database.js';
-import {
-  parseStoredScopes,
-  validateExpiresInDays,
-  validateName,
-  validateScopes,
-  type PatSpec,
-} from './pat-spec.js';
+import { parseStoredScopes, validateExpiresInDays, validateName, validateScopes, type PatSpec } from './pat-spec.js';
 import type { PatService } from './pats.js';
 import { RATE_RULES, type FixedWindowLimiter } from './rate-limit.js';
 import { randomString, recordId } from './random.js';
@@ -22,7 +16,8 @@ const MAX_POLLS = 150;
 const CLEANUP_AFTER_MS = 86_400_000;
 
 export type DeviceStatus = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired';
-export type DevicePollError = 'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token' | 'invalid_grant';
+export type DevicePollError =
+  'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token' | 'invalid_grant';
 
 interface DeviceRow {
   id: string;
@@ -80,7 +75,17 @@ export class DeviceService {
         `INSERT INTO device_requests (id, device_code_hash, user_code, name, description, scopes, expires_in_days, status, created, expires_at)
          VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
       )
-      .run(recordId(), sha256(deviceCode), userCode, spec.name, spec.description, JSON.stringify(spec.scopes), spec.expiresInDays, now, now + DEVICE_EXPIRES_IN_S * 1000);
+      .run(
+        recordId(),
+        sha256(deviceCode),
+        userCode,
+        spec.name,
+        spec.description,
+        JSON.stringify(spec.scopes),
+        spec.expiresInDays,
+        now,
+        now + DEVICE_EXPIRES_IN_S * 1000,
+      );
     return {
       device_code: deviceCode,
       user_code: displayCode(userCode),
@@ -103,58 +108,61 @@ export class DeviceService {
 
   /** The token poll, in the decision order of CONTRACT §7.8. */
   poll(deviceCode: unknown): PollResult {
-    if (typeof deviceCode !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(deviceCode)) return { ok: false, error: 'invalid_grant' };
-    return this.db.transaction((): PollResult => {
-      const row = this.db.prepare('SELECT * FROM device_requests WHERE device_code_hash = ?').get(sha256(deviceCode)) as
-        | DeviceRow
-        | undefined;
-      if (!row || row.status === 'consumed') return { ok: false, error: 'invalid_grant' };
-      const now = this.now();
-      const polls = row.poll_count + 1;
-      const record = (status: DeviceStatus) =>
-        this.db
-          .prepare('UPDATE device_requests SET status = ?, poll_count = ?, last_poll_at = ? WHERE id = ?')
-          .run(status, polls, now, row.id);
-      if (row.status === 'expired' || now >= row.expires_at || polls > MAX_POLLS) {
-        record('expired');
-        return { ok: false, error: 'expired_token' };
-      }
-      if (row.status === 'denied') {
-        record('denied');
-        return { ok: false, error: 'access_denied' };
-      }
-      const tooFast = row.last_poll_at !== null && now - row.last_poll_at < SLOW_DOWN_MS;
-      record(row.status);
-      if (tooFast) return { ok: false, error: 'slow_down' };
-      if (row.status === 'pending') return { ok: false, error: 'authorization_pending' };
-      // approved: consume it and mint the PAT for the approving user, in this transaction.
-      const moved = this.db
-        .prepare(`UPDATE device_requests SET status = 'consumed' WHERE id = ? AND status = 'approved'`)
-        .run(row.id).changes;
-      if (moved === 0) return { ok: false, error: 'invalid_grant' };
-      if (row.approved_by === null) return { ok: false, error: 'access_denied' }; // approver deleted meanwhile
-      const pat = this.pats.mint(row.approved_by, {
-        name: row.name,
-        description: row.description,
-        expiresInDays: row.expires_in_days,
-        scopes: parseStoredScopes(row.scopes),
-      });
-      this.db.prepare('UPDATE device_requests SET pat_id = ? WHERE id = ?').run(pat.id, row.id);
-      return {
-        ok: true,
-        body: {
-          access_token: pat.plaintext,
-          token_type: 'Bearer',
-          expires_in: Math.floor((pat.expiresAt - this.now()) / 1000),
-          pat_id: pat.id,
-          name: pat.name,
-          prefix: pat.prefix,
-          plaintext: pat.plaintext,
-          scopes: pat.scopes,
-          expires_at: rfc3339(pat.expiresAt),
-        },
-      };
-    }).immediate();
+    if (typeof deviceCode !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(deviceCode))
+      return { ok: false, error: 'invalid_grant' };
+    return this.db
+      .transaction((): PollResult => {
+        const row = this.db
+          .prepare('SELECT * FROM device_requests WHERE device_code_hash = ?')
+          .get(sha256(deviceCode)) as DeviceRow | undefined;
+        if (!row || row.status === 'consumed') return { ok: false, error: 'invalid_grant' };
+        const now = this.now();
+        const polls = row.poll_count + 1;
+        const record = (status: DeviceStatus) =>
+          this.db
+            .prepare('UPDATE device_requests SET status = ?, poll_count = ?, last_poll_at = ? WHERE id = ?')
+            .run(status, polls, now, row.id);
+        if (row.status === 'expired' || now >= row.expires_at || polls > MAX_POLLS) {
+          record('expired');
+          return { ok: false, error: 'expired_token' };
+        }
+        if (row.status === 'denied') {
+          record('denied');
+          return { ok: false, error: 'access_denied' };
+        }
+        const tooFast = row.last_poll_at !== null && now - row.last_poll_at < SLOW_DOWN_MS;
+        record(row.status);
+        if (tooFast) return { ok: false, error: 'slow_down' };
+        if (row.status === 'pending') return { ok: false, error: 'authorization_pending' };
+        // approved: consume it and mint the PAT for the approving user, in this transaction.
+        const moved = this.db
+          .prepare(`UPDATE device_requests SET status = 'consumed' WHERE id = ? AND status = 'approved'`)
+          .run(row.id).changes;
+        if (moved === 0) return { ok: false, error: 'invalid_grant' };
+        if (row.approved_by === null) return { ok: false, error: 'access_denied' }; // approver deleted meanwhile
+        const pat = this.pats.mint(row.approved_by, {
+          name: row.name,
+          description: row.description,
+          expiresInDays: row.expires_in_days,
+          scopes: parseStoredScopes(row.scopes),
+        });
+        this.db.prepare('UPDATE device_requests SET pat_id = ? WHERE id = ?').run(pat.id, row.id);
+        return {
+          ok: true,
+          body: {
+            access_token: pat.plaintext,
+            token_type: 'Bearer',
+            expires_in: Math.floor((pat.expiresAt - this.now()) / 1000),
+            pat_id: pat.id,
+            name: pat.name,
+            prefix: pat.prefix,
+            plaintext: pat.plaintext,
+            scopes: pat.scopes,
+            expires_at: rfc3339(pat.expiresAt),
+          },
+        };
+      })
+      .immediate();
   }
 
   /**
@@ -206,8 +214,10 @@ export class DeviceService {
     const row = this.find(rawUserCode, userId);
     this.assertPending(row);
     const name = overrides.name === undefined ? row.name : validateName(overrides.name);
-    const scopes: Scope[] = overrides.scopes === undefined ? parseStoredScopes(row.scopes) : validateScopes(overrides.scopes);
-    const days = overrides.expires_in_days === undefined ? row.expires_in_days : validateExpiresInDays(overrides.expires_in_days);
+    const scopes: Scope[] =
+      overrides.scopes === undefined ? parseStoredScopes(row.scopes) : validateScopes(overrides.scopes);
+    const days =
+      overrides.expires_in_days === undefined ? row.expires_in_days : validateExpiresInDays(overrides.expires_in_days);
     const changed = this.db
       .prepare(
         `UPDATE device_requests SET status = 'approved', approved_by = ?, name = ?, scopes = ?, expires_in_days = ?
@@ -230,6 +240,7 @@ export class DeviceService {
 
   /** Deletes requests that expired more than a day ago; returns how many. */
   cleanup(): number {
-    return this.db.prepare('DELETE FROM device_requests WHERE expires_at < ?').run(this.now() - CLEANUP_AFTER_MS).changes;
+    return this.db.prepare('DELETE FROM device_requests WHERE expires_at < ?').run(this.now() - CLEANUP_AFTER_MS)
+      .changes;
   }
 }

@@ -1,7 +1,10 @@
 import type { Logger } from 'pino';
+import { processInputs, resolveSettings } from '../config/index.js';
+import { shownSettings, type ShownSetting } from '../config/show.js';
 import type { Config } from '../config/types.js';
 import { openDatabase, type Db } from '../db/database.js';
 import { loadOrCreateInstanceKey } from '../db/instance-key.js';
+import { AdminService } from './admin.js';
 import { DeviceService } from './device.js';
 import { OAuthService, type FetchLike } from './oauth.js';
 import { PAT_PREFIX, PatService } from './pats.js';
@@ -29,6 +32,9 @@ export interface Identity {
   readonly superusers: SuperuserService;
   readonly devices: DeviceService;
   readonly oauth: OAuthService;
+  readonly admin: AdminService;
+  /** Effective settings, secrets masked as `pksd config show` (admin UI). */
+  settings(): readonly ShownSetting[];
   /** The in-process rate limiter shared by every route module (CONTRACT §7.7). */
   readonly limiter: FixedWindowLimiter;
   /** Deletes a user, its PATs (cascade, purged from the verify cache) and thereby its sessions. */
@@ -43,6 +49,11 @@ export interface IdentityOptions {
   readonly fetch?: FetchLike;
   /** Skip the periodic device-request cleanup (one-shot commands). */
   readonly background?: boolean;
+  /**
+   * Effective settings for the admin UI. Default: re-resolved from this process's environment and env file
+   * (flags passed to `pksd serve` are not visible there; see the report).
+   */
+  readonly settings?: () => readonly ShownSetting[];
 }
 
 /** Opens `<SVC_DB_DATA_DIR>/pksd.db` (migrating it) and the instance secret, and builds the services. */
@@ -57,6 +68,12 @@ export function openIdentity(config: Config, logger: Logger, options: IdentityOp
   const limiter = new FixedWindowLimiter(now);
   const devices = new DeviceService(db, pats, limiter, now);
   const oauth = new OAuthService(config, users, sessions, options.fetch ?? fetch, logger);
+
+  const deleteUser = (id: string): boolean => {
+    pats.purgeUser(id);
+    return users.delete(id);
+  };
+  const admin = new AdminService(superusers, users, pats, sessions, limiter, deleteUser);
 
   let timer: NodeJS.Timeout | null = null;
   if (options.background !== false) {
@@ -87,11 +104,10 @@ export function openIdentity(config: Config, logger: Logger, options: IdentityOp
     superusers,
     devices,
     oauth,
+    admin,
+    settings: options.settings ?? (() => shownSettings(resolveSettings(processInputs(new Map())))),
     limiter,
-    deleteUser(id) {
-      pats.purgeUser(id);
-      return users.delete(id);
-    },
+    deleteUser,
     close() {
       if (closed) return;
       closed = true;

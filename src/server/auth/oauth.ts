@@ -137,7 +137,11 @@ export class OAuthService {
     });
     const res = await this.fetchImpl(idp.tokenUrl, {
       method: 'POST',
-      headers: { Accept: 'application/json', 'Content-Type': 'application/x-www-form-urlencoded', 'User-Agent': 'pksd' },
+      headers: {
+        Accept: 'application/json',
+        'Content-Type': 'application/x-www-form-urlencoded',
+        'User-Agent': 'pksd',
+      },
       body: form.toString(),
       signal: AbortSignal.timeout(IDP_TIMEOUT_MS),
     });
@@ -170,7 +174,11 @@ export class OAuthService {
       const list = await this.getJson<unknown>(`${this.config.idp.userinfoUrl.replace(/\/$/, '')}/emails`, accessToken);
       if (!Array.isArray(list)) return '';
       const primary = list.find(
-        (e: unknown) => !!e && typeof e === 'object' && (e as { primary?: unknown }).primary === true && (e as { verified?: unknown }).verified === true,
+        (e: unknown) =>
+          !!e &&
+          typeof e === 'object' &&
+          (e as { primary?: unknown }).primary === true &&
+          (e as { verified?: unknown }).verified === true,
       ) as { email?: unknown } | undefined;
       return str(primary?.email);
     } catch {

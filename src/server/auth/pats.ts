@@ -167,7 +167,13 @@ export class PatService {
         )
         .get(key) as { id: string; user: string; scopes: string | null; expires_at: number; login: string } | undefined;
       if (!row) return null; // negative results are not cached
-      entry = { id: row.id, userId: row.user, login: row.login, scopes: parseStoredScopes(row.scopes), expiresAt: row.expires_at };
+      entry = {
+        id: row.id,
+        userId: row.user,
+        login: row.login,
+        scopes: parseStoredScopes(row.scopes),
+        expiresAt: row.expires_at,
+      };
       this.cache.set(key, entry);
     }
     if (now >= entry.expiresAt) return null;

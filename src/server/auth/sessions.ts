@@ -21,7 +21,14 @@ export class SessionService {
   issue(user: User): string {
     const iat = Math.floor(this.now() / 1000);
     return signJwt(
-      { id: user.id, type: 'auth', collectionId: USERS_COLLECTION_ID, refreshable: true, iat, exp: iat + SESSION_LIFETIME_S },
+      {
+        id: user.id,
+        type: 'auth',
+        collectionId: USERS_COLLECTION_ID,
+        refreshable: true,
+        iat,
+        exp: iat + SESSION_LIFETIME_S,
+      },
       this.key(user),
     );
   }

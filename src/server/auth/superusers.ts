@@ -86,7 +86,8 @@ export class SuperuserService {
   upsert(email: string, password: string): 'created' | 'updated' {
     const hash = hashPassword(password);
     const now = this.now();
-    const existing = this.db.prepare('SELECT id FROM superusers WHERE email = ?').get(email) as { id: string } | undefined;
+    const existing = this.db.prepare('SELECT id FROM superusers WHERE email = ?').get(email) as
+      { id: string } | undefined;
     if (existing) {
       this.db
         .prepare('UPDATE superusers SET password_hash = ?, token_key = ?, updated = ? WHERE id = ?')
@@ -94,7 +95,9 @@ export class SuperuserService {
       return 'updated';
     }
     this.db
-      .prepare('INSERT INTO superusers (id, email, password_hash, token_key, created, updated) VALUES (?, ?, ?, ?, ?, ?)')
+      .prepare(
+        'INSERT INTO superusers (id, email, password_hash, token_key, created, updated) VALUES (?, ?, ?, ?, ?, ?)',
+      )
       .run(recordId(), email, hash, newTokenKey(), now, now);
     return 'created';
   }
@@ -121,7 +124,14 @@ export class SuperuserService {
   issue(s: Superuser): string {
     const iat = Math.floor(this.now() / 1000);
     return signJwt(
-      { id: s.id, type: 'auth', collectionId: SUPERUSERS_COLLECTION_ID, refreshable: true, iat, exp: iat + SUPERUSER_TOKEN_LIFETIME_S },
+      {
+        id: s.id,
+        type: 'auth',
+        collectionId: SUPERUSERS_COLLECTION_ID,
+        refreshable: true,
+        iat,
+        exp: iat + SUPERUSER_TOKEN_LIFETIME_S,
+      },
       this.key(s),
     );
   }

@@ -103,7 +103,18 @@ export class UserStore {
           `INSERT INTO users (id, email, name, login, avatar, provider, provider_user_id, token_key, created, updated)
            VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
         )
-        .run(id, profile.email, profile.name, profile.login, profile.avatar, profile.provider, profile.providerUserId, newTokenKey(), now, now);
+        .run(
+          id,
+          profile.email,
+          profile.name,
+          profile.login,
+          profile.avatar,
+          profile.provider,
+          profile.providerUserId,
+          newTokenKey(),
+          now,
+          now,
+        );
       return { user: this.get(id)!, isNew: true };
     })();
   }

@@ -14,7 +14,11 @@ import { addSettingFlags } from './setting-flags.js';
  * Opens the user database for a one-shot command (no lock: `serve` may be running, CONTRACT §1.4), runs `fn`
  * and closes it.
  */
-export async function withIdentity<T>(io: CommandIO, cmd: Command, fn: (identity: Identity) => T | Promise<T>): Promise<T> {
+export async function withIdentity<T>(
+  io: CommandIO,
+  cmd: Command,
+  fn: (identity: Identity) => T | Promise<T>,
+): Promise<T> {
   const config = loadConfigOrExit(io, cmd);
   let identity: Identity;
   try {
@@ -34,7 +38,10 @@ export async function withIdentity<T>(io: CommandIO, cmd: Command, fn: (identity
 export function formatTable(header: readonly string[], rows: readonly (readonly string[])[]): string {
   const widths = header.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? '').length)));
   const line = (cells: readonly string[]) =>
-    cells.map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!))).join('  ').trimEnd();
+    cells
+      .map((c, i) => (i === cells.length - 1 ? c : c.padEnd(widths[i]!)))
+      .join('  ')
+      .trimEnd();
   return [header, ...rows].map(line).join('\n') + '\n';
 }
 
@@ -43,7 +50,8 @@ export function resolveUser(io: CommandIO, users: { find(ref: string): User[] },
   const found = users.find(ref);
   if (found.length === 1) return found[0]!;
   if (found.length === 0) io.stderr(`pksd: unknown user '${ref}' (see pksd users list)\n`);
-  else io.stderr(`pksd: ambiguous user '${ref}' matches ${found.length} users; pass the user id (see pksd users list)\n`);
+  else
+    io.stderr(`pksd: ambiguous user '${ref}' matches ${found.length} users; pass the user id (see pksd users list)\n`);
   throw new ExitError(1);
 }
 
@@ -59,30 +67,40 @@ export function patCommand(io: CommandIO): Command {
       .requiredOption('--scopes <csv>', 'comma-separated scopes (see pksd pat scopes); may be empty')
       .requiredOption('--expires-in-days <n>', 'lifetime in days (1..365)')
       .option('--description <text>', 'optional description (at most 200 characters)')
-      .action(async (opts: { user: string; name: string; scopes: string; expiresInDays: string; description?: string }, sub: Command) => {
-        const days = /^\s*-?\d+\s*$/.test(opts.expiresInDays) ? Number.parseInt(opts.expiresInDays, 10) : opts.expiresInDays;
-        let spec;
-        try {
-          spec = validatePatSpec({
-            name: opts.name,
-            description: opts.description,
-            expires_in_days: days,
-            scopes: opts.scopes.split(',').map((s) => s.trim()).filter((s) => s !== ''),
+      .action(
+        async (
+          opts: { user: string; name: string; scopes: string; expiresInDays: string; description?: string },
+          sub: Command,
+        ) => {
+          const days = /^\s*-?\d+\s*$/.test(opts.expiresInDays)
+            ? Number.parseInt(opts.expiresInDays, 10)
+            : opts.expiresInDays;
+          let spec;
+          try {
+            spec = validatePatSpec({
+              name: opts.name,
+              description: opts.description,
+              expires_in_days: days,
+              scopes: opts.scopes
+                .split(',')
+                .map((s) => s.trim())
+                .filter((s) => s !== ''),
+            });
+          } catch (err) {
+            if (!(err instanceof HttpError)) throw err;
+            io.stderr(`pksd: ${err.message}\n`);
+            throw new ExitError(2);
+          }
+          await withIdentity(io, sub, (identity) => {
+            const user = resolveUser(io, identity.users, opts.user);
+            const pat = identity.pats.mint(user.id, spec);
+            io.stdout(pat.plaintext + '\n');
+            io.stderr(
+              `minted PAT ${pat.id} (prefix ${pat.prefix}) for ${user.login || user.id} scopes=${pat.scopes.join(',')} expires=${rfc3339(pat.expiresAt)}\n`,
+            );
           });
-        } catch (err) {
-          if (!(err instanceof HttpError)) throw err;
-          io.stderr(`pksd: ${err.message}\n`);
-          throw new ExitError(2);
-        }
-        await withIdentity(io, sub, (identity) => {
-          const user = resolveUser(io, identity.users, opts.user);
-          const pat = identity.pats.mint(user.id, spec);
-          io.stdout(pat.plaintext + '\n');
-          io.stderr(
-            `minted PAT ${pat.id} (prefix ${pat.prefix}) for ${user.login || user.id} scopes=${pat.scopes.join(',')} expires=${rfc3339(pat.expiresAt)}\n`,
-          );
-        });
-      }),
+        },
+      ),
   );
 
   cmd.addCommand(

@@ -1,6 +1,7 @@
 import { Command } from 'commander';
 import { ConfigError } from '../../shared/errors.js';
-import { buildConfig } from '../config/load.js';
+import { buildConfig, resolveSettings } from '../config/load.js';
+import { shownSettings } from '../config/show.js';
 import type { Config } from '../config/types.js';
 import { LockHeldError } from '../db/lock.js';
 import { createLogger } from '../logger.js';
@@ -30,7 +31,8 @@ export function serveCommand(io: CommandIO, onStarted?: (server: RunningServer) 
       const logger = createLogger(config.logLevel);
       let server: RunningServer;
       try {
-        server = await startServer(config, { logger });
+        const inputs = { ...io.base, flags: passedSettingFlags(cmd) };
+        server = await startServer(config, { logger, settings: () => shownSettings(resolveSettings(inputs)) });
       } catch (err) {
         if (err instanceof LockHeldError) {
           io.stderr(err.message + '\n');

@@ -17,7 +17,14 @@ export function usersCommand(io: CommandIO): Command {
           if (opts.json) {
             for (const u of users) {
               io.stdout(
-                JSON.stringify({ id: u.id, login: u.login, email: u.email, name: u.name, provider: u.provider, created: rfc3339(u.created) }) + '\n',
+                JSON.stringify({
+                  id: u.id,
+                  login: u.login,
+                  email: u.email,
+                  name: u.name,
+                  provider: u.provider,
+                  created: rfc3339(u.created),
+                }) + '\n',
               );
             }
             return;

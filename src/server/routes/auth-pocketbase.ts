@@ -20,7 +20,11 @@ export async function pocketbaseRoutes(app: FastifyInstance, { ctx }: { ctx: App
     '/api/collections/users/auth-methods',
     {
       config: { guard: PUBLIC },
-      schema: { summary: 'Sign-in methods (PocketBase-compatible)', tags: ['pocketbase'], response: { 200: OpenObject({}) } },
+      schema: {
+        summary: 'Sign-in methods (PocketBase-compatible)',
+        tags: ['pocketbase'],
+        response: { 200: OpenObject({}) },
+      },
     },
     async () => identity.oauth.authMethods(),
   );
@@ -83,7 +87,10 @@ export async function pocketbaseRoutes(app: FastifyInstance, { ctx }: { ctx: App
 
   app.get(
     '/api/oauth2-redirect',
-    { config: { guard: PUBLIC }, schema: { summary: 'OAuth2 callback: redirects to the front end', tags: ['pocketbase'] } },
+    {
+      config: { guard: PUBLIC },
+      schema: { summary: 'OAuth2 callback: redirects to the front end', tags: ['pocketbase'] },
+    },
     async (request, reply) => {
       const q = request.url.indexOf('?');
       return reply.redirect(`/auth/callback${q >= 0 ? request.url.slice(q) : ''}`, 302);

@@ -11,7 +11,9 @@ import { ErrorBody, OpenObject } from './schemas.js';
 const DEVICE_CODE_BODY_LIMIT = 16 * 1024;
 
 const PollError = Type.Object({
-  error: Type.String({ enum: ['authorization_pending', 'slow_down', 'access_denied', 'expired_token', 'invalid_grant'] }),
+  error: Type.String({
+    enum: ['authorization_pending', 'slow_down', 'access_denied', 'expired_token', 'invalid_grant'],
+  }),
 });
 
 const DeviceCodeResponse = Type.Object({
@@ -65,7 +67,7 @@ export async function deviceRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
     {
       config: { guard: PUBLIC },
       bodyLimit: DEVICE_CODE_BODY_LIMIT,
-      preHandler: rateLimit(identity.limiter, RATE_RULES.deviceCode, ipKey),
+      preValidation: rateLimit(identity.limiter, RATE_RULES.deviceCode, ipKey),
       schema: {
         summary: 'Start a device authorization (the PAT spec to mint)',
         tags: ['device'],
@@ -115,7 +117,12 @@ export async function deviceRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
         summary: 'Look up a device request by user code',
         tags: ['device'],
         querystring: Type.Object({ user_code: Type.Optional(Type.String()) }),
-        response: { 200: OpenObject({ user_code: Type.String(), status: Type.String() }), 400: ErrorBody, 404: ErrorBody, 429: ErrorBody },
+        response: {
+          200: OpenObject({ user_code: Type.String(), status: Type.String() }),
+          400: ErrorBody,
+          404: ErrorBody,
+          429: ErrorBody,
+        },
       },
     },
     async (request) => {
@@ -128,7 +135,7 @@ export async function deviceRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
     '/api/oauth/device/approve',
     {
       config: { guard: SESSION },
-      preHandler: rateLimit(identity.limiter, RATE_RULES.write),
+      preValidation: rateLimit(identity.limiter, RATE_RULES.write),
       schema: {
         summary: 'Approve a device request, optionally overriding name, scopes and expiry',
         tags: ['device'],
@@ -141,11 +148,23 @@ export async function deviceRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
           },
           { additionalProperties: false },
         ),
-        response: { 200: OpenObject({ ok: Type.Literal(true), status: Type.Literal('approved') }), 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 429: ErrorBody },
+        response: {
+          200: OpenObject({ ok: Type.Literal(true), status: Type.Literal('approved') }),
+          400: ErrorBody,
+          404: ErrorBody,
+          409: ErrorBody,
+          410: ErrorBody,
+          429: ErrorBody,
+        },
       },
     },
     async (request) => {
-      const body = (request.body ?? {}) as { user_code?: unknown; name?: unknown; scopes?: unknown; expires_in_days?: unknown };
+      const body = (request.body ?? {}) as {
+        user_code?: unknown;
+        name?: unknown;
+        scopes?: unknown;
+        expires_in_days?: unknown;
+      };
       return identity.devices.approve(body.user_code, userOf(request), {
         name: body.name,
         scopes: body.scopes,
@@ -158,12 +177,19 @@ export async function deviceRoutes(app: FastifyInstance, { ctx }: { ctx: AppCont
     '/api/oauth/device/deny',
     {
       config: { guard: SESSION },
-      preHandler: rateLimit(identity.limiter, RATE_RULES.write),
+      preValidation: rateLimit(identity.limiter, RATE_RULES.write),
       schema: {
         summary: 'Deny a device request',
         tags: ['device'],
         body: Type.Object({ user_code: Type.Optional(Type.String()) }, { additionalProperties: false }),
-        response: { 200: OpenObject({ ok: Type.Literal(true), status: Type.Literal('denied') }), 400: ErrorBody, 404: ErrorBody, 409: ErrorBody, 410: ErrorBody, 429: ErrorBody },
+        response: {
+          200: OpenObject({ ok: Type.Literal(true), status: Type.Literal('denied') }),
+          400: ErrorBody,
+          404: ErrorBody,
+          409: ErrorBody,
+          410: ErrorBody,
+          429: ErrorBody,
+        },
       },
     },
     async (request) => {

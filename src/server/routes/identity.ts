@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app.js';
+import { adminRoutes } from './admin.js';
 import { pocketbaseRoutes } from './auth-pocketbase.js';
 import { deviceRoutes } from './device.js';
 import { patRoutes } from './pat.js';
@@ -9,4 +10,5 @@ export async function identityRoutes(app: FastifyInstance, opts: { ctx: AppConte
   await patRoutes(app, opts);
   await deviceRoutes(app, opts);
   await pocketbaseRoutes(app, opts);
+  await adminRoutes(app, opts);
 }

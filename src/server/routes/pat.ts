@@ -71,7 +71,7 @@ export async function patRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext
     '/api/pat',
     {
       config: { guard: SESSION },
-      preHandler: rateLimit(identity.limiter, RATE_RULES.patCreate),
+      preValidation: rateLimit(identity.limiter, RATE_RULES.patCreate),
       schema: {
         summary: 'Create a personal access token (plaintext shown once)',
         tags: ['auth'],
@@ -115,7 +115,7 @@ export async function patRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext
     '/api/pat/:id',
     {
       config: { guard: SESSION },
-      preHandler: rateLimit(identity.limiter, RATE_RULES.write),
+      preValidation: rateLimit(identity.limiter, RATE_RULES.write),
       schema: {
         summary: 'Revoke one of your PATs',
         tags: ['auth'],

@@ -1,0 +1,123 @@
+import type { PatService, PatRecord } from './pats.js';
+import { PB_AUTH_FAILED, PB_NOT_FOUND, PB_SUPERUSER_REQUIRED, pbError } from './pocketbase.js';
+import { RATE_RULES, type FixedWindowLimiter } from './rate-limit.js';
+import type { SessionService } from './sessions.js';
+import { superuserRecord, type Superuser, type SuperuserService } from './superusers.js';
+import { pbDate } from './time.js';
+import { userRecord, type UserStore } from './users.js';
+
+export const PAT_COLLECTION = 'pat_tokens';
+const PER_PAGE_DEFAULT = 30;
+const PER_PAGE_MAX = 500;
+
+export function patItem(p: PatRecord): Record<string, unknown> {
+  return {
+    collectionId: PAT_COLLECTION,
+    collectionName: PAT_COLLECTION,
+    id: p.id,
+    user: p.userId,
+    name: p.name,
+    description: p.description,
+    prefix: p.prefix,
+    scopes: [...p.scopes],
+    expires_at: pbDate(p.expiresAt),
+    last_used_at: p.lastUsedAt === null ? '' : pbDate(p.lastUsedAt),
+    created: pbDate(p.created),
+    updated: pbDate(p.updated),
+  };
+}
+
+function page<T>(items: readonly T[], pageNo: number, perPage: number, total: number) {
+  return { page: pageNo, perPage, totalItems: total, totalPages: Math.ceil(total / perPage), items };
+}
+
+const intParam = (raw: unknown, fallback: number, min: number, max: number): number => {
+  const n = typeof raw === 'string' && /^\d+$/.test(raw) ? Number.parseInt(raw, 10) : fallback;
+  return Math.min(max, Math.max(min, n));
+};
+
+/** `user='<id>'` (or double quotes): the one filter form the admin UI and the PAT list use. */
+export function parseUserFilter(filter: unknown): string | null | 'invalid' {
+  if (filter === undefined || filter === '') return null;
+  if (typeof filter !== 'string') return 'invalid';
+  const m = /^\s*\(?\s*user\s*=\s*(['"])([A-Za-z0-9_-]+)\1\s*\)?\s*$/.exec(filter);
+  return m ? m[2]! : 'invalid';
+}
+
+/**
+ * The superuser side (CONTRACT §7.9): password sign-in (10 failures/min/IP) and the admin data routes, which
+ * accept superuser tokens only — except that a user's session may list and delete its own PATs.
+ */
+export class AdminService {
+  constructor(
+    private readonly superusers: SuperuserService,
+    private readonly users: UserStore,
+    private readonly pats: PatService,
+    private readonly sessions: SessionService,
+    private readonly limiter: FixedWindowLimiter,
+    private readonly deleteUserFn: (id: string) => boolean,
+  ) {}
+
+  async authWithPassword(identity: unknown, password: unknown, ip: string): Promise<Record<string, unknown>> {
+    this.limiter.check(RATE_RULES.superuserLogin, ip);
+    const email = typeof identity === 'string' ? identity.trim().toLowerCase() : '';
+    const s = email !== '' && typeof password === 'string' ? await this.superusers.authenticate(email, password) : null;
+    if (!s) {
+      this.limiter.record(RATE_RULES.superuserLogin, ip);
+      throw pbError(400, PB_AUTH_FAILED);
+    }
+    return { token: this.superusers.issue(s), record: superuserRecord(s) };
+  }
+
+  /** The superuser of a token, or 401 in PocketBase's shape. */
+  requireSuperuser(token: string | null): Superuser {
+    const s = token ? this.superusers.verify(token) : null;
+    if (!s) throw pbError(401, PB_SUPERUSER_REQUIRED);
+    return s;
+  }
+
+  listUsers(token: string | null, query: { page?: unknown; perPage?: unknown }) {
+    this.requireSuperuser(token);
+    const pageNo = intParam(query.page, 1, 1, Number.MAX_SAFE_INTEGER);
+    const perPage = intParam(query.perPage, PER_PAGE_DEFAULT, 1, PER_PAGE_MAX);
+    const total = this.users.count();
+    const items = this.users.list({ limit: perPage, offset: (pageNo - 1) * perPage }).map(userRecord);
+    return page(items, pageNo, perPage, total);
+  }
+
+  deleteUser(token: string | null, id: string): void {
+    this.requireSuperuser(token);
+    if (!this.deleteUserFn(id)) throw pbError(404, PB_NOT_FOUND);
+  }
+
+  /** Superuser: every PAT (or one user's); a user session: only its own. */
+  listPats(token: string | null, query: { page?: unknown; perPage?: unknown; filter?: unknown }) {
+    const caller = this.caller(token);
+    const filterUser = parseUserFilter(query.filter);
+    if (filterUser === 'invalid')
+      throw pbError(400, 'Something went wrong while processing your request. Invalid filter.');
+    let records: PatRecord[];
+    if (caller.kind === 'superuser') records = this.pats.list(filterUser ?? undefined);
+    else records = filterUser === null || filterUser === caller.userId ? this.pats.list(caller.userId) : [];
+    const pageNo = intParam(query.page, 1, 1, Number.MAX_SAFE_INTEGER);
+    const perPage = intParam(query.perPage, PER_PAGE_DEFAULT, 1, PER_PAGE_MAX);
+    const items = records.slice((pageNo - 1) * perPage, pageNo * perPage).map(patItem);
+    return page(items, pageNo, perPage, records.length);
+  }
+
+  /** Owner or superuser; purges the verify cache. */
+  deletePat(token: string | null, id: string): void {
+    const caller = this.caller(token);
+    const revoked = this.pats.revoke(id, caller.kind === 'superuser' ? undefined : caller.userId);
+    if (!revoked) throw pbError(404, PB_NOT_FOUND);
+  }
+
+  private caller(token: string | null): { kind: 'superuser' } | { kind: 'user'; userId: string } {
+    if (token) {
+      if (this.superusers.verify(token)) return { kind: 'superuser' };
+      const user = this.sessions.verify(token);
+      if (user) return { kind: 'user', userId: user.id };
+    }
+    throw pbError(401, PB_SUPERUSER_REQUIRED);
+  }
+}

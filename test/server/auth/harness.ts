@@ -1,0 +1,113 @@
+import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { buildApp } from '../../../src/server/app.js';
+import { openIdentity, type Identity } from '../../../src/server/auth/identity.js';
+import type { FetchLike } from '../../../src/server/auth/oauth.js';
+import { CredentialChain } from '../../../src/server/auth/system-pat.js';
+import type { User } from '../../../src/server/auth/users.js';
+import { buildConfig } from '../../../src/server/config/load.js';
+import type { Config } from '../../../src/server/config/types.js';
+import { graphProbe, localDirProbe, wikiProbe } from '../../../src/server/health/probes.js';
+import { HealthService } from '../../../src/server/health/service.js';
+import { openPaperAssets } from '../../../src/server/papers/assets.js';
+
+export const SYSTEM_PAT = 'system-pat-for-auth-tests-0001';
+export const T0 = Date.UTC(2026, 4, 1, 12, 0, 0);
+
+/** A settable clock: tests move time instead of sleeping. */
+export class TestClock {
+  constructor(public ms = T0) {}
+  readonly now = (): number => this.ms;
+  advance(ms: number): void {
+    this.ms += ms;
+  }
+}
+
+export interface AuthHarness {
+  readonly app: FastifyInstance;
+  readonly identity: Identity;
+  readonly config: Config;
+  readonly clock: TestClock;
+  readonly dir: string;
+  inject(opts: InjectOptions): Promise<LightMyRequestResponse>;
+  /** A signed-in user (created directly in the database) and its session token. */
+  login(login?: string): { user: User; token: string };
+  close(): Promise<void>;
+}
+
+export function testConfig(dir: string, env: Record<string, string> = {}): Config {
+  return buildConfig({
+    flags: new Map(),
+    env: {
+      SVC_RAW_DIR: path.join(dir, 'raw'),
+      SVC_DATA_DIR: path.join(dir, 'data'),
+      SVC_DB_DATA_DIR: path.join(dir, 'pb_data'),
+      SVC_WIKI_DIR: path.join(dir, 'no-wiki'),
+      SVC_LOG_LEVEL: 'error',
+      ...env,
+    },
+    cwd: dir,
+    home: dir,
+  });
+}
+
+/** The app with the identity module on a temp database, an injected clock, and `inject` instead of a socket. */
+export async function authHarness(
+  env: Record<string, string> = {},
+  options: { fetch?: FetchLike; dir?: string; clock?: TestClock } = {},
+): Promise<AuthHarness> {
+  const dir = options.dir ?? mkdtempSync(path.join(os.tmpdir(), 'pksd-auth-'));
+  const config = testConfig(dir, { SVC_SYSTEM_PAT: SYSTEM_PAT, ...env });
+  const clock = options.clock ?? new TestClock();
+  const logger = pino({ level: 'silent' });
+  const identity = openIdentity(config, logger, { now: clock.now, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const papers = await openPaperAssets(config, logger, { s3: null, graph: null });
+  const app = await buildApp({
+    config,
+    logger,
+    credentials: new CredentialChain(config.systemPat, identity.verifiers),
+    health: new HealthService({
+      rawstore: localDirProbe(config.rawDir),
+      graphdb: graphProbe(null, null),
+      wiki: wikiProbe(config.wikiDir),
+    }),
+    identity,
+    papers,
+    webRoot: path.join(dir, 'no-web'),
+  });
+  await app.ready();
+  let n = 0;
+  return {
+    app,
+    identity,
+    config,
+    clock,
+    dir,
+    inject: (opts) => app.inject(opts),
+    login(login = `user${++n}`) {
+      const { user } = identity.users.upsertFromIdp({
+        provider: 'github',
+        providerUserId: `id-${login}`,
+        login,
+        email: `${login}@example.org`,
+        name: login,
+        avatar: '',
+      });
+      return { user, token: identity.sessions.issue(user) };
+    },
+    async close() {
+      await app.close();
+      await papers.close();
+      identity.close();
+      if (!options.dir) rmSync(dir, { recursive: true, force: true });
+    },
+  };
+}
+
+export const bearer = (token: string) => ({ authorization: `Bearer ${token}` });
+
+/** Lets fire-and-forget work (`last_used_at` updates) run: one turn of the event loop, not a sleep. */
+export const settle = () => new Promise<void>((resolve) => setImmediate(resolve));

@@ -1,0 +1,157 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { generatePatPlaintext } from '../../../src/server/auth/pats.js';
+import { randomString } from '../../../src/server/auth/random.js';
+import { authHarness, bearer, settle, T0, type AuthHarness } from './harness.js';
+
+const DAY = 86_400_000;
+const spec = { name: 'ci', description: '', expiresInDays: 30, scopes: ['wiki:read'] as const };
+
+describe('PAT plaintext', () => {
+  it('is pat_ + 32 base62 characters, uniformly drawn', () => {
+    const counts = new Map<string, number>();
+    for (let i = 0; i < 2000; i++) {
+      const p = generatePatPlaintext();
+      expect(p).toMatch(/^pat_[A-Za-z0-9]{32}$/);
+      for (const c of p.slice(4)) counts.set(c, (counts.get(c) ?? 0) + 1);
+    }
+    expect(counts.size).toBe(62);
+    // 64 000 draws over 62 symbols: ~1032 each; a modulo bias would push the first 8 symbols ~25% higher.
+    for (const n of counts.values()) {
+      expect(n).toBeGreaterThan(850);
+      expect(n).toBeLessThan(1230);
+    }
+  });
+
+  it('rejection sampling never yields characters outside the alphabet', () => {
+    expect(randomString('ABC', 300)).toMatch(/^[ABC]{300}$/);
+  });
+});
+
+describe('PatService', () => {
+  let h: AuthHarness;
+  beforeEach(async () => {
+    h = await authHarness();
+  });
+  afterEach(() => h.close());
+
+  it('stores only an HMAC of the plaintext, with the prefix and a mandatory expiry', () => {
+    const { user } = h.login('alice');
+    const pat = h.identity.pats.mint(user.id, { ...spec, scopes: ['wiki:read'] });
+    expect(pat.prefix).toBe(pat.plaintext.slice(0, 12));
+    expect(pat.expiresAt).toBe(T0 + 30 * DAY);
+    const row = h.identity.db.prepare('SELECT * FROM pat_tokens WHERE id = ?').get(pat.id) as Record<string, unknown>;
+    expect(row['token_hash']).toBe(h.identity.pats.hash(pat.plaintext));
+    expect(row['token_hash']).toMatch(/^[0-9a-f]{64}$/);
+    expect(JSON.stringify(row)).not.toContain(pat.plaintext);
+    expect(row['id']).toMatch(/^[a-z0-9]{15}$/);
+  });
+
+  it('verifies to a pat principal with the stored scopes; expired, revoked and unknown tokens fail', () => {
+    const { user } = h.login('alice');
+    const pat = h.identity.pats.mint(user.id, { ...spec, scopes: ['wiki:read', 'graph:read'] });
+    expect(h.identity.pats.verify(pat.plaintext, false)).toEqual({
+      source: 'pat',
+      userId: user.id,
+      login: 'alice',
+      scopes: ['wiki:read', 'graph:read'],
+    });
+    expect(h.identity.pats.verify('pat_' + 'x'.repeat(32), false)).toBeNull();
+    expect(h.identity.pats.verify('pat_short', false)).toBeNull();
+    h.clock.advance(30 * DAY); // expiry re-checked on a cache hit
+    expect(h.identity.pats.verify(pat.plaintext, false)).toBeNull();
+    const other = h.identity.pats.mint(user.id, spec);
+    expect(h.identity.pats.verify(other.plaintext, false)).not.toBeNull();
+    h.identity.pats.revoke(other.id);
+    expect(h.identity.pats.verify(other.plaintext, false)).toBeNull(); // cache purged on revoke
+  });
+
+  it('a corrupt, null or non-list stored scope value means no scopes (never an error)', () => {
+    const { user } = h.login('alice');
+    for (const raw of ['{not json', 'null', '"wiki:read"', '{"a":1}', null]) {
+      const pat = h.identity.pats.mint(user.id, spec);
+      h.identity.db.prepare('UPDATE pat_tokens SET scopes = ? WHERE id = ?').run(raw, pat.id);
+      expect(h.identity.pats.verify(pat.plaintext, false)?.scopes).toEqual([]);
+    }
+  });
+
+  it('unknown stored scopes cover nothing and are dropped', () => {
+    const { user } = h.login('alice');
+    const pat = h.identity.pats.mint(user.id, spec);
+    h.identity.db.prepare('UPDATE pat_tokens SET scopes = ? WHERE id = ?').run('["admin","*","papers:read"]', pat.id);
+    expect(h.identity.pats.verify(pat.plaintext, false)?.scopes).toEqual(['papers:read']);
+  });
+
+  it('updates last_used_at asynchronously, not updated, and not at all when touch is false', async () => {
+    const { user } = h.login('alice');
+    const pat = h.identity.pats.mint(user.id, spec);
+    h.clock.advance(5_000);
+    h.identity.pats.verify(pat.plaintext, false);
+    await settle();
+    expect(h.identity.pats.get(pat.id)!.lastUsedAt).toBeNull();
+    h.identity.pats.verify(pat.plaintext, true);
+    await settle();
+    const after = h.identity.pats.get(pat.id)!;
+    expect(after.lastUsedAt).toBe(T0 + 5_000);
+    expect(after.updated).toBe(T0);
+  });
+
+  it('serves repeated checks from the cache (one database lookup per minute)', () => {
+    const { user } = h.login('alice');
+    const pat = h.identity.pats.mint(user.id, spec);
+    expect(h.identity.pats.verify(pat.plaintext, false)).not.toBeNull();
+    // Delete behind the service's back: the cached entry still answers until its 60 s TTL lapses.
+    h.identity.db.prepare('DELETE FROM pat_tokens WHERE id = ?').run(pat.id);
+    expect(h.identity.pats.verify(pat.plaintext, false)).not.toBeNull();
+    h.clock.advance(60_000);
+    expect(h.identity.pats.verify(pat.plaintext, false)).toBeNull();
+  });
+
+  it('deleting a user removes its PATs and purges them from the cache', () => {
+    const { user } = h.login('alice');
+    const pat = h.identity.pats.mint(user.id, spec);
+    expect(h.identity.pats.verify(pat.plaintext, false)).not.toBeNull();
+    expect(h.identity.deleteUser(user.id)).toBe(true);
+    expect(h.identity.pats.verify(pat.plaintext, false)).toBeNull();
+    expect(h.identity.pats.get(pat.id)).toBeNull();
+  });
+});
+
+describe('instance binding', () => {
+  it('a PAT and a session minted on instance A are 401 on instance B', async () => {
+    const a = await authHarness();
+    const b = await authHarness();
+    try {
+      const { user, token } = a.login('alice');
+      b.login('alice'); // same IdP identity, same user id, different token key and secret
+      const pat = a.identity.pats.mint(user.id, { ...spec, scopes: ['wiki:read'] });
+      for (const t of [pat.plaintext, token]) {
+        const res = await b.inject({ method: 'GET', url: '/api/pat', headers: bearer(t) });
+        expect(res.statusCode).toBe(401);
+        expect(res.json()).toEqual({ detail: 'invalid or expired credential' });
+        expect(res.headers['www-authenticate']).toBe('Bearer');
+      }
+      expect((await a.inject({ method: 'GET', url: '/api/pat', headers: bearer(token) })).statusCode).toBe(200);
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('the same database directory keeps its secret across restarts', async () => {
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'pksd-auth-'));
+    try {
+      const a = await authHarness({}, { dir });
+      const { user } = a.login('alice');
+      const pat = a.identity.pats.mint(user.id, spec);
+      await a.close();
+      const b = await authHarness({}, { dir });
+      expect(b.identity.pats.verify(pat.plaintext, false)?.userId).toBe(user.id);
+      await b.close();
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});

@@ -1,0 +1,125 @@
+import type { FastifyRequest } from 'fastify';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { FixedWindowLimiter, RATE_RULES } from '../../../src/server/auth/rate-limit.js';
+import { rateLimit } from '../../../src/server/routes/auth-rate-limit.js';
+import { HttpError } from '../../../src/shared/errors.js';
+import { authHarness, bearer, TestClock, type AuthHarness } from './harness.js';
+
+describe('FixedWindowLimiter', () => {
+  it('allows `limit` hits per 60 s window starting at the first hit, then 429 with Retry-After', () => {
+    const clock = new TestClock();
+    const limiter = new FixedWindowLimiter(clock.now);
+    const rule = { name: 'test rule', limit: 3 };
+    for (let i = 0; i < 3; i++) limiter.hit(rule, 'k');
+    clock.advance(20_500);
+    let error: unknown;
+    try {
+      limiter.hit(rule, 'k');
+    } catch (err) {
+      error = err;
+    }
+    expect(error).toBeInstanceOf(HttpError);
+    const e = error as HttpError;
+    expect(e.status).toBe(429);
+    expect(e.body).toEqual({
+      detail: 'rate limit exceeded: at most 3 requests per minute for test rule; retry in 40 s',
+    });
+    expect(e.headers).toEqual({ 'Retry-After': '40' });
+    limiter.hit(rule, 'other-key'); // keys are independent
+    clock.advance(39_500); // the window ends exactly 60 s after its first hit
+    limiter.hit(rule, 'k');
+  });
+
+  it('Retry-After is at least 1', () => {
+    const clock = new TestClock();
+    const limiter = new FixedWindowLimiter(clock.now);
+    const rule = { name: 'r', limit: 1 };
+    limiter.hit(rule, 'k');
+    clock.advance(59_999);
+    expect(() => limiter.hit(rule, 'k')).toThrow(expect.objectContaining({ headers: { 'Retry-After': '1' } }));
+  });
+
+  it('the rateLimit preHandler exempts requests without a user (the system PAT)', async () => {
+    const limiter = new FixedWindowLimiter(new TestClock().now);
+    const handler = rateLimit(limiter, { name: 'r', limit: 1 });
+    const system = {
+      principal: { source: 'system-pat', userId: null, login: null, scopes: ['*'] },
+    } as unknown as FastifyRequest;
+    for (let i = 0; i < 5; i++) await handler(system);
+    const user = { principal: { source: 'pat', userId: 'u1', login: 'a', scopes: [] } } as unknown as FastifyRequest;
+    await handler(user);
+    await expect(handler(user)).rejects.toMatchObject({ status: 429 });
+  });
+});
+
+describe('rate limits on the PAT routes', () => {
+  let h: AuthHarness;
+  beforeEach(async () => {
+    h = await authHarness();
+  });
+  afterEach(() => h.close());
+
+  const create = (token: string, payload: object = { name: 'n', expires_in_days: 1, scopes: [] }) =>
+    h.inject({ method: 'POST', url: '/api/pat', headers: bearer(token), payload });
+
+  it('the 11th POST /api/pat of a user within a minute → 429 with Retry-After; 400s count; other users unaffected', async () => {
+    const alice = h.login('alice');
+    for (let i = 0; i < 9; i++) expect((await create(alice.token)).statusCode).toBe(201);
+    expect((await create(alice.token, { name: '' })).statusCode).toBe(400); // the 10th, a 400, still counts
+    h.clock.advance(15_000);
+    const res = await create(alice.token);
+    expect(res.statusCode).toBe(429);
+    expect(res.json()).toEqual({
+      detail: 'rate limit exceeded: at most 10 requests per minute for POST /api/pat; retry in 45 s',
+    });
+    expect(res.headers['retry-after']).toBe('45');
+
+    // another session of the same user shares the window; another user has its own
+    const again = h.identity.sessions.issue(alice.user);
+    expect((await create(again)).statusCode).toBe(429);
+    expect((await create(h.login('bob').token)).statusCode).toBe(201);
+
+    // GET is unlimited; the window ends 60 s after the first request
+    expect((await h.inject({ method: 'GET', url: '/api/pat', headers: bearer(alice.token) })).statusCode).toBe(200);
+    h.clock.advance(45_000);
+    expect((await create(alice.token)).statusCode).toBe(201);
+  });
+
+  it('requests rejected by the guard do not count', async () => {
+    const alice = h.login('alice');
+    const pat = h.identity.pats.mint(alice.user.id, { name: 'p', description: '', expiresInDays: 1, scopes: [] });
+    for (let i = 0; i < 20; i++) expect((await create(pat.plaintext)).statusCode).toBe(403);
+    expect((await create(alice.token)).statusCode).toBe(201);
+  });
+
+  it('DELETE /api/pat/{id} is a write route: 60 per minute per user', async () => {
+    const alice = h.login('alice');
+    for (let i = 0; i < 60; i++) {
+      expect(
+        (await h.inject({ method: 'DELETE', url: `/api/pat/nope${i}`, headers: bearer(alice.token) })).statusCode,
+      ).toBe(404);
+    }
+    const res = await h.inject({ method: 'DELETE', url: '/api/pat/nope', headers: bearer(alice.token) });
+    expect(res.statusCode).toBe(429);
+    expect(res.json().detail).toBe(
+      `rate limit exceeded: at most 60 requests per minute for ${RATE_RULES.write.name}; retry in 60 s`,
+    );
+    expect(res.headers['retry-after']).toBe('60');
+  });
+});
+
+describe('rateLimitClassHook', () => {
+  it("limits routes marked rateLimitClass: 'write' to 60 per minute per user and ignores the others", async () => {
+    const { rateLimitClassHook } = await import('../../../src/server/routes/auth-rate-limit.js');
+    const hook = rateLimitClassHook(new FixedWindowLimiter(new TestClock().now));
+    const req = (config: object) =>
+      ({
+        is404: false,
+        routeOptions: { config },
+        principal: { source: 'session', userId: 'u1', login: 'a', scopes: ['*'] },
+      }) as unknown as FastifyRequest;
+    for (let i = 0; i < 100; i++) await hook(req({}));
+    for (let i = 0; i < 60; i++) await hook(req({ rateLimitClass: 'write' }));
+    await expect(hook(req({ rateLimitClass: 'write' }))).rejects.toMatchObject({ status: 429 });
+  });
+});
