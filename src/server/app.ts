@@ -10,12 +10,14 @@ import type { CredentialResolver } from './auth/principal.js';
 import type { Config } from './config/types.js';
 import type { HealthService } from './health/service.js';
 import type { PaperAssets } from './papers/assets.js';
+import type { WikiService } from './wiki/service.js';
 import { rateLimitClassHook } from './routes/auth-rate-limit.js';
 import { guardHook, PUBLIC, type Guard } from './routes/guard.js';
 import { identityRoutes } from './routes/identity.js';
 import { installerRoutes } from './routes/installer.js';
 import { metaRoutes } from './routes/meta.js';
 import { paperRoutes } from './routes/papers.js';
+import { wikiRoutes } from './routes/wiki.js';
 import { spaRoutes } from './routes/spa.js';
 
 /** Everything the HTTP layer needs; services are built by the caller so tests can build them differently. */
@@ -26,6 +28,7 @@ export interface AppContext {
   readonly health: HealthService;
   readonly identity: Identity;
   readonly papers: PaperAssets;
+  readonly wiki: WikiService;
   /** Directory of the built web front end; a placeholder page is served when it has no `index.html`. */
   readonly webRoot: string;
 }
@@ -75,7 +78,8 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.decorateRequest('principal', null);
   app.addHook('onRoute', (route: RouteOptions) => {
     // The swagger UI plugin's own asset routes are public by nature.
-    const swaggerUi = (route.url === '/swagger' || route.url.startsWith('/swagger/')) && route.config?.guard === undefined;
+    const swaggerUi =
+      (route.url === '/swagger' || route.url.startsWith('/swagger/')) && route.config?.guard === undefined;
     if (swaggerUi) route.config = { ...route.config, guard: PUBLIC };
     const guard = (route.config as { guard?: Guard } | undefined)?.guard;
     if (guard === undefined) throw new Error(`route ${String(route.method)} ${route.url} has no guard decision`);
@@ -139,6 +143,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   await app.register(installerRoutes);
   await app.register(identityRoutes, { ctx });
   await app.register(paperRoutes, { ctx });
+  await app.register(wikiRoutes, { ctx });
   const { spaFallback } = await spaRoutes(app, ctx.webRoot);
 
   return app;

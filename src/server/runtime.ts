@@ -13,6 +13,7 @@ import { createGraphClient, type GraphClient } from './graph/driver.js';
 import { graphProbe, localDirProbe, s3Probe, wikiProbe } from './health/probes.js';
 import { HealthService } from './health/service.js';
 import { openPaperAssets, type PaperAssets } from './papers/assets.js';
+import { openWiki, type WikiService } from './wiki/service.js';
 import { createS3Clients, type S3Clients } from './storage/s3-client.js';
 
 export interface RunningServer {
@@ -47,7 +48,9 @@ async function ipv4Host(host: string): Promise<string> {
 export async function startServer(config: Config, options: StartOptions): Promise<RunningServer> {
   const { logger } = options;
   if (config.systemPat) {
-    logger.info(`system PAT enabled (length ${config.systemPat.token.length}, scopes ${config.systemPat.scopes.join(',')})`);
+    logger.info(
+      `system PAT enabled (length ${config.systemPat.token.length}, scopes ${config.systemPat.scopes.join(',')})`,
+    );
   }
   const releaseLock = options.skipLock ? () => undefined : acquireServerLock(config.dbDataDir);
 
@@ -55,6 +58,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
   let graph: GraphClient | null = null;
   let identity: Identity | null = null;
   let papers: PaperAssets | null = null;
+  let wiki: WikiService | null = null;
   try {
     s3 = config.objectStore ? createS3Clients(config.objectStore, config.edgeName) : null;
     graph = config.graph ? createGraphClient(config.graph) : null;
@@ -65,6 +69,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     });
     identity = openIdentity(config, logger, options.settings ? { settings: options.settings } : {});
     papers = await openPaperAssets(config, logger, { s3, graph });
+    wiki = await openWiki(config, logger);
     const credentials = new CredentialChain(config.systemPat, identity.verifiers);
     const app = await buildApp({
       config,
@@ -73,6 +78,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       health,
       identity,
       papers,
+      wiki,
       webRoot: options.webRoot ?? DEFAULT_WEB_ROOT,
     });
     // While shutting down, responses close their keep-alive connection so in-flight requests end the server.
@@ -93,6 +99,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     const graphClient = graph;
     const openIdentityModule = identity;
     const paperAssets = papers;
+    const wikiService = wiki;
     let closing: Promise<void> | null = null;
     return {
       app,
@@ -106,6 +113,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
           } finally {
             clearTimeout(timer);
             await paperAssets.close().catch(() => undefined);
+            await wikiService.close().catch(() => undefined);
             openIdentityModule.close();
             await graphClient?.close().catch(() => undefined);
             s3Clients?.destroy();
@@ -117,6 +125,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     };
   } catch (err) {
     await papers?.close().catch(() => undefined);
+    await wiki?.close().catch(() => undefined);
     identity?.close();
     await graph?.close().catch(() => undefined);
     s3?.destroy();

@@ -12,6 +12,7 @@ import { buildConfig } from '../../../src/server/config/load.js';
 import type { Config } from '../../../src/server/config/types.js';
 import { graphProbe, localDirProbe, wikiProbe } from '../../../src/server/health/probes.js';
 import { HealthService } from '../../../src/server/health/service.js';
+import { openWiki } from '../../../src/server/wiki/service.js';
 import { openPaperAssets } from '../../../src/server/papers/assets.js';
 
 export const SYSTEM_PAT = 'system-pat-for-auth-tests-0001';
@@ -65,6 +66,7 @@ export async function authHarness(
   const logger = pino({ level: 'silent' });
   const identity = openIdentity(config, logger, { now: clock.now, ...(options.fetch ? { fetch: options.fetch } : {}) });
   const papers = await openPaperAssets(config, logger, { s3: null, graph: null });
+  const wiki = await openWiki(config, logger);
   const app = await buildApp({
     config,
     logger,
@@ -76,6 +78,7 @@ export async function authHarness(
     }),
     identity,
     papers,
+    wiki,
     webRoot: path.join(dir, 'no-web'),
   });
   await app.ready();
@@ -101,6 +104,7 @@ export async function authHarness(
     async close() {
       await app.close();
       await papers.close();
+      await wiki.close();
       identity.close();
       if (!options.dir) rmSync(dir, { recursive: true, force: true });
     },
