@@ -7,4 +7,7 @@ const text = readFileSync(file, 'utf8');
 const start = text.indexOf(README_TABLE_BEGIN);
 const end = text.indexOf(README_TABLE_END);
 if (start < 0 || end < start) throw new Error('README.md lacks the settings-table markers');
-writeFileSync(file, text.slice(0, start + README_TABLE_BEGIN.length) + '\n' + settingsMarkdownTable() + '\n' + text.slice(end));
+writeFileSync(
+  file,
+  text.slice(0, start + README_TABLE_BEGIN.length) + '\n' + settingsMarkdownTable() + '\n' + text.slice(end),
+);

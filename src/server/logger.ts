@@ -11,14 +11,7 @@ export function createLogger(level: Config['logLevel'], destination?: Destinatio
       level,
       base: { service: 'pksd' },
       redact: {
-        paths: [
-          'req.headers.authorization',
-          'req.headers.cookie',
-          '*.token',
-          '*.password',
-          '*.secret',
-          '*.plaintext',
-        ],
+        paths: ['req.headers.authorization', 'req.headers.cookie', '*.token', '*.password', '*.secret', '*.plaintext'],
         censor: '[redacted]',
       },
     },

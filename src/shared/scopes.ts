@@ -29,7 +29,5 @@ export type ScopeAction = 'read' | 'write';
 
 /** Whether a granted scope list covers `obj:act`: `*` covers all, `X:write` implies `X:read`, unknown covers none. */
 export function scopesCover(granted: readonly string[], obj: ScopeObject, act: ScopeAction): boolean {
-  return granted.some(
-    (s) => s === WILDCARD_SCOPE || s === `${obj}:${act}` || (act === 'read' && s === `${obj}:write`),
-  );
+  return granted.some((s) => s === WILDCARD_SCOPE || s === `${obj}:${act}` || (act === 'read' && s === `${obj}:write`));
 }

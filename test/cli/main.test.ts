@@ -10,7 +10,10 @@ async function pks(argv: string[]) {
 
 describe('pks skeleton', () => {
   it('prints its version', async () => {
-    expect(await pks(['--version'])).toMatchObject({ code: 0, stdout: expect.stringMatching(/^pks version \d+\.\d+\.\d+\n$/) });
+    expect(await pks(['--version'])).toMatchObject({
+      code: 0,
+      stdout: expect.stringMatching(/^pks version \d+\.\d+\.\d+\n$/),
+    });
   });
   it('prints help', async () => {
     const run = await pks(['--help']);

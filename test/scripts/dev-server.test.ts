@@ -27,10 +27,21 @@ describe('README command 1: scripts/dev-server.sh', () => {
       const token = /Bearer ([^']+)'/.exec(stderr)?.[1];
       expect(token).toBeDefined();
       expect(readFileSync(path.join(devDir, '.env'), 'utf8')).toContain(`SVC_SYSTEM_PAT=${token}`);
-      const body = await (await fetch(`http://127.0.0.1:${port}/api/health`, { headers: { Authorization: `Bearer ${token}` } })).json();
+      const body = await (
+        await fetch(`http://127.0.0.1:${port}/api/health`, { headers: { Authorization: `Bearer ${token}` } })
+      ).json();
       expect(body.data.status).toBe('healthy');
-      expect(body.data.checks.wiki).toMatchObject({ status: 'ok', dir: path.join(devDir, 'pks-wiki'), branch: 'main', dirty: false });
-      expect(body.data.checks.rawstore).toMatchObject({ status: 'ok', backend: 'local', dir: path.join(devDir, 'raw') });
+      expect(body.data.checks.wiki).toMatchObject({
+        status: 'ok',
+        dir: path.join(devDir, 'pks-wiki'),
+        branch: 'main',
+        dirty: false,
+      });
+      expect(body.data.checks.rawstore).toMatchObject({
+        status: 'ok',
+        backend: 'local',
+        dir: path.join(devDir, 'raw'),
+      });
     } finally {
       process.kill(-child.pid!, 'SIGTERM');
       await new Promise((resolve) => child.on('close', resolve));

@@ -20,7 +20,11 @@ describe('public endpoints', () => {
     expect(res.status).toBe(200);
     expect(res.headers.get('content-type')).toBe('application/json; charset=utf-8');
     const body = await res.json();
-    expect(body).toMatchObject({ code: 200, message: 'API is healthy.', data: { status: 'healthy', version: VERSION } });
+    expect(body).toMatchObject({
+      code: 200,
+      message: 'API is healthy.',
+      data: { status: 'healthy', version: VERSION },
+    });
     expect(body.data.time).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/);
     expect(Number.isInteger(body.data.uptime_seconds)).toBe(true);
     expect(body.data.checks).toEqual({
@@ -54,7 +58,13 @@ describe('public endpoints', () => {
   it('GET /api/pat/scopes lists the fixed vocabulary', async () => {
     const body = await (await srv.fetch('/api/pat/scopes')).json();
     expect(body.max_expiry_days).toBe(365);
-    expect(body.scopes.map((s: { name: string }) => s.name)).toEqual(['wiki:read', 'wiki:write', 'papers:read', 'papers:write', 'graph:read']);
+    expect(body.scopes.map((s: { name: string }) => s.name)).toEqual([
+      'wiki:read',
+      'wiki:write',
+      'papers:read',
+      'papers:write',
+      'graph:read',
+    ]);
     expect(body.scopes[1].description).toBe('Pull the wiki checkout (fast-forward); implies wiki:read');
   });
 
@@ -68,7 +78,10 @@ describe('public endpoints', () => {
   });
 
   it('unknown /api/* paths are JSON 404, never the SPA shell, whatever the credential', async () => {
-    for (const headers of [{}, { Authorization: `Bearer ${SYSTEM_PAT}` }, { Authorization: 'Bearer junk' }] as Record<string, string>[]) {
+    for (const headers of [{}, { Authorization: `Bearer ${SYSTEM_PAT}` }, { Authorization: 'Bearer junk' }] as Record<
+      string,
+      string
+    >[]) {
       for (const p of ['/api/nope', '/api/', '/api/pages-typo/x?y=1']) {
         const res = await srv.fetch(p, { headers });
         expect(res.status).toBe(404);
@@ -109,7 +122,10 @@ describe('public endpoints', () => {
     mkdirSync(path.join(dir, 'bin'));
     let failure: { status: number; stderr: string } | null = null;
     try {
-      execFileSync('/bin/sh', [file], { env: { PATH: path.join(dir, 'bin') + ':/usr/bin/nonexistent', HOME: dir }, stdio: 'pipe' });
+      execFileSync('/bin/sh', [file], {
+        env: { PATH: path.join(dir, 'bin') + ':/usr/bin/nonexistent', HOME: dir },
+        stdio: 'pipe',
+      });
     } catch (err) {
       const e = err as { status: number; stderr: Buffer };
       failure = { status: e.status, stderr: e.stderr.toString() };
@@ -136,7 +152,9 @@ describe('OpenAPI document', () => {
   afterAll(() => srv.close());
 
   it('lists every registered route of the route table', async () => {
-    const doc = (await (await srv.fetch('/swagger/doc.json')).json()) as { paths: Record<string, Record<string, unknown>> };
+    const doc = (await (await srv.fetch('/swagger/doc.json')).json()) as {
+      paths: Record<string, Record<string, unknown>>;
+    };
     const documented = new Set(
       Object.entries(doc.paths).flatMap(([p, ops]) => Object.keys(ops).map((m) => `${m.toUpperCase()} ${p}`)),
     );
@@ -146,7 +164,10 @@ describe('OpenAPI document', () => {
       if (r.url.endsWith('*')) {
         // A wildcard dispatcher documents each of its actions as a path below its prefix.
         const prefix = `${r.method} ${r.url.slice(0, -1)}`;
-        expect([...documented].some((d) => d.startsWith(prefix)), `${r.method} ${r.url}`).toBe(true);
+        expect(
+          [...documented].some((d) => d.startsWith(prefix)),
+          `${r.method} ${r.url}`,
+        ).toBe(true);
         continue;
       }
       const swaggerPath = r.url.replace(/:([A-Za-z_]+)/g, '{$1}');
@@ -182,8 +203,17 @@ describe('SPA from a built front end', () => {
 
 describe('logs', () => {
   it('never contain the system PAT or other secrets, only the PAT length and scopes', async () => {
-    const secrets = { SVC_SYSTEM_PAT: 'log-scan-system-pat-0123456789', GRAPHDB_PASSWORD: 'log-scan-graph-password', IDP_CLIENT_SECRET: 'log-scan-idp-secret' };
-    const srv = await startTestServer({ ...secrets, SVC_SYSTEM_PAT_SCOPES: 'wiki:read,graph:read', GRAPHDB_URI: 'bolt://127.0.0.1:1', IDP_CLIENT_ID: 'id' });
+    const secrets = {
+      SVC_SYSTEM_PAT: 'log-scan-system-pat-0123456789',
+      GRAPHDB_PASSWORD: 'log-scan-graph-password',
+      IDP_CLIENT_SECRET: 'log-scan-idp-secret',
+    };
+    const srv = await startTestServer({
+      ...secrets,
+      SVC_SYSTEM_PAT_SCOPES: 'wiki:read,graph:read',
+      GRAPHDB_URI: 'bolt://127.0.0.1:1',
+      IDP_CLIENT_ID: 'id',
+    });
     try {
       for (const auth of [secrets.SVC_SYSTEM_PAT, secrets.SVC_SYSTEM_PAT + 'x', 'pat_wrong']) {
         await srv.fetch('/api/health', { headers: { Authorization: `Bearer ${auth}` } });

@@ -14,15 +14,22 @@ afterEach(() => {
   for (const c of children.splice(0)) if (c.child.exitCode === null) c.child.kill('SIGKILL');
 });
 
-async function serve(extraEnv: Record<string, string> = {}, dataDir = mkdtempSync(path.join(os.tmpdir(), 'pksd-serve-'))) {
+async function serve(
+  extraEnv: Record<string, string> = {},
+  dataDir = mkdtempSync(path.join(os.tmpdir(), 'pksd-serve-')),
+) {
   const port = await freePort();
-  const proc = spawnPksd(['serve', `--http=127.0.0.1:${port}`], {
-    HOME: dataDir,
-    XDG_DATA_HOME: dataDir,
-    SVC_WIKI_DIR: path.join(dataDir, 'wiki'),
-    SVC_SYSTEM_PAT: SYSTEM_PAT,
-    ...extraEnv,
-  }, dataDir);
+  const proc = spawnPksd(
+    ['serve', `--http=127.0.0.1:${port}`],
+    {
+      HOME: dataDir,
+      XDG_DATA_HOME: dataDir,
+      SVC_WIKI_DIR: path.join(dataDir, 'wiki'),
+      SVC_SYSTEM_PAT: SYSTEM_PAT,
+      ...extraEnv,
+    },
+    dataDir,
+  );
   children.push(proc);
   await waitForOutput(proc, (o) => o.stderr.includes('pksd listening on'));
   return { proc, url: `http://127.0.0.1:${port}`, dataDir };
@@ -74,13 +81,19 @@ describe('pksd serve (child process)', () => {
   it('a second server on the same database directory refuses to start (exit 1)', async () => {
     const first = await serve();
     const port = await freePort();
-    const second = await spawnPksd(['serve', `--http=127.0.0.1:${port}`], {
-      HOME: first.dataDir,
-      XDG_DATA_HOME: first.dataDir,
-      SVC_WIKI_DIR: path.join(first.dataDir, 'wiki'),
-    }, first.dataDir).done;
+    const second = await spawnPksd(
+      ['serve', `--http=127.0.0.1:${port}`],
+      {
+        HOME: first.dataDir,
+        XDG_DATA_HOME: first.dataDir,
+        SVC_WIKI_DIR: path.join(first.dataDir, 'wiki'),
+      },
+      first.dataDir,
+    ).done;
     expect(second.code).toBe(1);
-    expect(second.stderr).toContain(`pksd: another pksd process is using ${path.join(first.dataDir, 'pksd', 'pb_data')}`);
+    expect(second.stderr).toContain(
+      `pksd: another pksd process is using ${path.join(first.dataDir, 'pksd', 'pb_data')}`,
+    );
     first.proc.child.kill('SIGTERM');
     expect((await first.proc.done).code).toBe(0);
     // The lock is released on shutdown: a new server starts on the same directory.
@@ -101,7 +114,11 @@ describe('pksd serve (child process)', () => {
   it('SVC_FORCE_TCP4 binds an IPv4 socket even for a wildcard host', async () => {
     const dataDir = mkdtempSync(path.join(os.tmpdir(), 'pksd-tcp4-'));
     const port = await freePort();
-    const proc = spawnPksd(['serve', '--http-addr', `:${port}`, '--force-tcp4'], { HOME: dataDir, XDG_DATA_HOME: dataDir }, dataDir);
+    const proc = spawnPksd(
+      ['serve', '--http-addr', `:${port}`, '--force-tcp4'],
+      { HOME: dataDir, XDG_DATA_HOME: dataDir },
+      dataDir,
+    );
     children.push(proc);
     await waitForOutput(proc, (o) => o.stderr.includes('pksd listening on'));
     expect(proc.output().stderr).toContain(`pksd listening on http://0.0.0.0:${port}`);

@@ -7,7 +7,11 @@ export interface CapturedRun {
 }
 
 /** Runs `pksd` in-process with the given settings environment and working directory. */
-export async function pksd(argv: readonly string[], env: Record<string, string> = {}, cwd = '/nonexistent-cwd'): Promise<CapturedRun> {
+export async function pksd(
+  argv: readonly string[],
+  env: Record<string, string> = {},
+  cwd = '/nonexistent-cwd',
+): Promise<CapturedRun> {
   let stdout = '';
   let stderr = '';
   const code = await runPksd(argv, {

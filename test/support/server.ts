@@ -38,7 +38,10 @@ export interface TestServer {
  * Starts `pksd` in-process on a free loopback port with its directories in a fresh temp dir. `env` is the
  * settings environment (merged over the temp-dir defaults); nothing is read from the real environment.
  */
-export async function startTestServer(env: Record<string, string> = {}, options: { webRoot?: string } = {}): Promise<TestServer> {
+export async function startTestServer(
+  env: Record<string, string> = {},
+  options: { webRoot?: string } = {},
+): Promise<TestServer> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pksd-test-'));
   const port = await freePort();
   const config = buildConfig({
@@ -82,7 +85,11 @@ export interface ChildResult {
 }
 
 /** Spawns the built `bin/pksd` (run `npm run build` first) with exactly `env` plus PATH and HOME. */
-export function spawnPksd(args: readonly string[], env: Record<string, string>, cwd = REPO_ROOT): { child: ChildProcess; done: Promise<ChildResult>; output: () => { stdout: string; stderr: string } } {
+export function spawnPksd(
+  args: readonly string[],
+  env: Record<string, string>,
+  cwd = REPO_ROOT,
+): { child: ChildProcess; done: Promise<ChildResult>; output: () => { stdout: string; stderr: string } } {
   const child = spawn(process.execPath, [path.join(REPO_ROOT, 'bin/pksd'), ...args], {
     cwd,
     env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: env['HOME'] ?? os.tmpdir(), ...env },
@@ -99,7 +106,11 @@ export function spawnPksd(args: readonly string[], env: Record<string, string>, 
 }
 
 /** Runs `bin/pksd` to completion. */
-export async function runPksdChild(args: readonly string[], env: Record<string, string>, cwd = REPO_ROOT): Promise<ChildResult> {
+export async function runPksdChild(
+  args: readonly string[],
+  env: Record<string, string>,
+  cwd = REPO_ROOT,
+): Promise<ChildResult> {
   return spawnPksd(args, env, cwd).done;
 }
 

@@ -35,7 +35,10 @@ export class CredentialChain implements CredentialResolver {
     private readonly verifiers: readonly CredentialVerifier[] = [],
   ) {}
 
-  async resolve(authorization: string | undefined, options: { touch?: boolean } = {}): Promise<Principal | null | 'invalid'> {
+  async resolve(
+    authorization: string | undefined,
+    options: { touch?: boolean } = {},
+  ): Promise<Principal | null | 'invalid'> {
     if (authorization === undefined || authorization.trim() === '') return null;
     const token = bearerToken(authorization);
     if (token === null) return 'invalid';

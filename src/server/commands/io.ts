@@ -10,7 +10,10 @@ export interface CommandIO {
 
 /** Thrown to end a command with an exit code after its message was printed. */
 export class ExitError extends Error {
-  constructor(readonly code: number, message = '') {
+  constructor(
+    readonly code: number,
+    message = '',
+  ) {
     super(message);
   }
 }

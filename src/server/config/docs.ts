@@ -7,8 +7,14 @@ export function settingsMarkdownTable(): string {
   const rows = SETTINGS.map((s) => {
     const names = [s.env, ...(s.aliases ?? []).map((a) => `${a} (alias)`)].map((n) => `\`${n}\``).join(', ');
     const flag = s.envOnly ? 'env only' : `\`${flagName(s.env)}\``;
-    const defaultText = s.defaultText ? cell(s.defaultText.includes('`') ? s.defaultText : `\`${s.defaultText}\``) : '—';
-    const notes = [s.description, s.parser ? 'Read only when paper access is on.' : '', isSecret(s.env) ? 'Secret: masked.' : '']
+    const defaultText = s.defaultText
+      ? cell(s.defaultText.includes('`') ? s.defaultText : `\`${s.defaultText}\``)
+      : '—';
+    const notes = [
+      s.description,
+      s.parser ? 'Read only when paper access is on.' : '',
+      isSecret(s.env) ? 'Secret: masked.' : '',
+    ]
       .filter(Boolean)
       .join(' ');
     return `| ${names} | ${flag} | ${defaultText} | ${cell(notes)} |`;

@@ -135,7 +135,10 @@ class Reader {
     if (!/^[+-]?\d+$/.test(v)) throw new ConfigError(name, `invalid integer "${v}"`);
     const n = Number(v);
     if (n < min || n > max) {
-      throw new ConfigError(name, max === Number.MAX_SAFE_INTEGER ? `must be >= ${min}, got ${n}` : `must be between ${min} and ${max}, got ${n}`);
+      throw new ConfigError(
+        name,
+        max === Number.MAX_SAFE_INTEGER ? `must be >= ${min}, got ${n}` : `must be between ${min} and ${max}, got ${n}`,
+      );
     }
     return n;
   }
@@ -220,7 +223,10 @@ export function buildConfig(inputs: ConfigInputs, resolved = resolveSettings(inp
   const home = dataHome(inputs);
 
   if (resolved.legacyBucket !== undefined) {
-    throw new ConfigError('SVC_OBJ_BUCKET', 'the single-bucket setting was removed in 0.7.0; set SVC_OBJ_BUCKET_PDF, SVC_OBJ_BUCKET_MD and SVC_OBJ_BUCKET_IMAGES');
+    throw new ConfigError(
+      'SVC_OBJ_BUCKET',
+      'the single-bucket setting was removed in 0.7.0; set SVC_OBJ_BUCKET_PDF, SVC_OBJ_BUCKET_MD and SVC_OBJ_BUCKET_IMAGES',
+    );
   }
   const setObj = OBJECT_STORE_SETTINGS.filter((n) => r.text(n) !== undefined);
   if (setObj.length > 0 && setObj.length < OBJECT_STORE_SETTINGS.length) {
@@ -250,7 +256,10 @@ export function buildConfig(inputs: ConfigInputs, resolved = resolveSettings(inp
 
   const graphUri = r.string('GRAPHDB_URI');
   if (graphUri !== null && !GRAPH_SCHEMES.some((s) => graphUri.startsWith(s + '//'))) {
-    throw new ConfigError('GRAPHDB_URI', `unsupported scheme in "${graphUri}" (use bolt://, bolt+s://, neo4j:// or neo4j+s://)`);
+    throw new ConfigError(
+      'GRAPHDB_URI',
+      `unsupported scheme in "${graphUri}" (use bolt://, bolt+s://, neo4j:// or neo4j+s://)`,
+    );
   }
 
   const listen = readListen(r);
@@ -340,7 +349,11 @@ function readListen(r: Reader): Config['listen'] {
   const forceTcp4 = r.bool('SVC_FORCE_TCP4', false);
   const addr = r.text('SVC_HTTP_ADDR');
   if (addr === undefined) {
-    return { host: r.string('SVC_SERVER_HOST', '127.0.0.1'), port: r.int('SVC_SERVER_PORT', 4200, 1, 65535), forceTcp4 };
+    return {
+      host: r.string('SVC_SERVER_HOST', '127.0.0.1'),
+      port: r.int('SVC_SERVER_PORT', 4200, 1, 65535),
+      forceTcp4,
+    };
   }
   const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(addr);
   const port = match ? Number(match[3]) : NaN;

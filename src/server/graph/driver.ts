@@ -10,8 +10,7 @@ export interface GraphClient {
 
 /** A Neo4j driver for `GRAPHDB_*`; connecting is lazy, so building never fails on an unreachable server. */
 export function createGraphClient(config: GraphConfig): GraphClient {
-  const auth =
-    config.username !== null ? neo4j.auth.basic(config.username, config.password ?? '') : undefined;
+  const auth = config.username !== null ? neo4j.auth.basic(config.username, config.password ?? '') : undefined;
   const driver = neo4j.driver(config.uri, auth, {
     connectionTimeout: 5_000,
     connectionAcquisitionTimeout: 10_000,

@@ -26,8 +26,7 @@ declare module 'fastify' {
 export const AUTH_REQUIRED =
   'authentication required (sign in at /login and mint a PAT at /pat, or use the system PAT)';
 export const INVALID_CREDENTIAL = 'invalid or expired credential';
-export const SESSION_REQUIRED =
-  'this endpoint requires a browser session (PATs and the system PAT are not accepted)';
+export const SESSION_REQUIRED = 'this endpoint requires a browser session (PATs and the system PAT are not accepted)';
 
 const unauthorized = (detail: string) => new HttpError(401, detail, { 'WWW-Authenticate': 'Bearer' });
 

@@ -1,66 +1,12 @@
+import { readFileSync } from 'node:fs';
+
+/** `assets/` sits three levels above this module in both `src/` and `dist/`. */
+const TEMPLATE = readFileSync(new URL('../../../assets/install-pksd.sh', import.meta.url), 'utf8');
+
 /**
- * The POSIX `sh` installer served at `/install-pksd.sh` (CONTRACT §8.5). It only installs; it never starts
- * services. `__VERSION__` is this server's version.
+ * The POSIX `sh` installer served at `/install-pksd.sh` (CONTRACT §8.5), with this server's version as the
+ * default. It only installs; it never starts services.
  */
-const TEMPLATE = String.raw`#!/bin/sh
-# Installer for pksd, the paper knowledge service server (version __VERSION__ served this script).
-# Usage: curl -fsSL <server>/install-pksd.sh | sh -s -- [--version V] [--dir D] [--tarball FILE]
-set -eu
-
-PACKAGE="pks"
-VERSION="${"$"}{PKSD_VERSION:-__VERSION__}"
-DIR="${"$"}{PKSD_INSTALL_DIR:-${"$"}HOME/.local}"
-TARBALL=""
-
-say() { printf '%s\n' "$*" >&2; }
-die() { say "install-pksd: $*"; exit 1; }
-
-while [ $# -gt 0 ]; do
-  case "$1" in
-    --version) [ $# -ge 2 ] || die "--version needs a value"; VERSION="$2"; shift 2 ;;
-    --version=*) VERSION="${"$"}{1#--version=}"; shift ;;
-    --dir) [ $# -ge 2 ] || die "--dir needs a value"; DIR="$2"; shift 2 ;;
-    --dir=*) DIR="${"$"}{1#--dir=}"; shift ;;
-    --tarball) [ $# -ge 2 ] || die "--tarball needs a value"; TARBALL="$2"; shift 2 ;;
-    --tarball=*) TARBALL="${"$"}{1#--tarball=}"; shift ;;
-    -h|--help) sed -n '2,3p' "$0" 2>/dev/null || true; exit 0 ;;
-    *) die "unknown option: $1" ;;
-  esac
-done
-
-os=$(uname -s 2>/dev/null || echo unknown)
-arch=$(uname -m 2>/dev/null || echo unknown)
-case "$os" in
-  Linux|Darwin) ;;
-  *) say "install-pksd: warning: untested platform $os/$arch; continuing" ;;
-esac
-
-command -v node >/dev/null 2>&1 || die "Node.js >= 20 is required (https://nodejs.org); not found on PATH"
-command -v npm >/dev/null 2>&1 || die "npm is required; not found on PATH"
-major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
-[ "$major" -ge 20 ] 2>/dev/null || die "Node.js >= 20 is required; found $(node --version 2>/dev/null)"
-
-mkdir -p "$DIR"
-if [ -n "$TARBALL" ]; then
-  [ -f "$TARBALL" ] || die "tarball not found: $TARBALL"
-  say "Installing $TARBALL into $DIR ($os/$arch, node $(node --version))"
-  npm install --prefix "$DIR" --no-fund --no-audit "$TARBALL"
-else
-  say "Installing $PACKAGE@$VERSION into $DIR ($os/$arch, node $(node --version))"
-  npm install --prefix "$DIR" --no-fund --no-audit "$PACKAGE@$VERSION"
-fi
-
-BIN="$DIR/node_modules/.bin"
-say ""
-say "pksd is installed: $BIN/pksd"
-say "Next steps:"
-say "  1. Add it to your PATH:        export PATH=\"$BIN:\$PATH\""
-say "  2. Write a settings template:  pksd config init   (then edit ./.env)"
-say "  3. Check the settings:         pksd config show"
-say "  4. Start the server:           pksd serve"
-say "  5. Check it:                   curl http://127.0.0.1:4200/api/health"
-`;
-
 export function installerScript(version: string): string {
   return TEMPLATE.replaceAll('__VERSION__', version);
 }

@@ -18,9 +18,6 @@ export async function installerRoutes(app: FastifyInstance): Promise<void> {
       },
     },
     async (_request, reply) =>
-      reply
-        .type('text/x-shellscript; charset=utf-8')
-        .header('Cache-Control', 'public, max-age=300')
-        .send(script),
+      reply.type('text/x-shellscript; charset=utf-8').header('Cache-Control', 'public, max-age=300').send(script),
   );
 }

@@ -77,14 +77,13 @@ export async function metaRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
       config: { guard: PUBLIC },
       schema: { summary: 'The scope vocabulary', tags: ['auth'], response: { 200: ScopeList } },
     },
-    async () => ({ scopes: SCOPES.map((s) => ({ name: s.name, description: s.description })), max_expiry_days: MAX_EXPIRY_DAYS }),
+    async () => ({
+      scopes: SCOPES.map((s) => ({ name: s.name, description: s.description })),
+      max_expiry_days: MAX_EXPIRY_DAYS,
+    }),
   );
 
-  app.get(
-    '/swagger/doc.json',
-    { config: { guard: PUBLIC }, schema: { hide: true } },
-    async () => app.swagger(),
-  );
+  app.get('/swagger/doc.json', { config: { guard: PUBLIC }, schema: { hide: true } }, async () => app.swagger());
   app.get('/swagger/index.html', { config: { guard: PUBLIC }, schema: { hide: true } }, async (_request, reply) =>
     reply.redirect('/swagger/static/index.html'),
   );

@@ -19,9 +19,16 @@ describe('pksd config show', () => {
   it('prints every setting sorted, with its source, and never a secret value', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pksd-show-'));
     writeFileSync(path.join(dir, '.env'), 'SVC_EDGE_NAME=from-file\nGRAPHDB_PASSWORD=graph-password-value\n');
-    const { code, stdout } = await pksd(['config', 'show', '--server-port', '4999'], { ...SECRETS, GRAPHDB_PASSWORD: '' , SVC_PUBLIC_URL: 'https://pks.example.org' }, dir);
+    const { code, stdout } = await pksd(
+      ['config', 'show', '--server-port', '4999'],
+      { ...SECRETS, GRAPHDB_PASSWORD: '', SVC_PUBLIC_URL: 'https://pks.example.org' },
+      dir,
+    );
     expect(code).toBe(0);
-    const lines = stdout.trim().split('\n').filter((l) => l !== '' && !l.startsWith('#'));
+    const lines = stdout
+      .trim()
+      .split('\n')
+      .filter((l) => l !== '' && !l.startsWith('#'));
     const names = lines.map((l) => l.split('=')[0]);
     expect(names).toEqual([...SETTINGS.map((s) => s.env)].sort((a, b) => a.localeCompare(b)));
     expect(lines).toContain('SVC_SERVER_PORT=4999  # flag');
@@ -36,7 +43,10 @@ describe('pksd config show', () => {
   });
 
   it('works on an invalid configuration and lists the errors at the end', async () => {
-    const { code, stdout } = await pksd(['config', 'show'], { SVC_SYSTEM_PAT: 'short', SVC_OBJ_BUCKET_PDF: 'only-one' });
+    const { code, stdout } = await pksd(['config', 'show'], {
+      SVC_SYSTEM_PAT: 'short',
+      SVC_OBJ_BUCKET_PDF: 'only-one',
+    });
     expect(code).toBe(0);
     expect(stdout).toContain('# 2 configuration error(s):');
     expect(stdout).toContain('# SVC_OBJ_*: object store settings partly set');
@@ -48,12 +58,18 @@ describe('pksd config show', () => {
 describe('pksd config path / init', () => {
   it('prints the env file that would be loaded, or exits 1 without one', async () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pksd-path-'));
-    expect(await pksd(['config', 'path'], {}, dir)).toMatchObject({ code: 1, stderr: 'no env file (set SVC_ENV_FILE or create ./.env)\n' });
+    expect(await pksd(['config', 'path'], {}, dir)).toMatchObject({
+      code: 1,
+      stderr: 'no env file (set SVC_ENV_FILE or create ./.env)\n',
+    });
     writeFileSync(path.join(dir, '.env'), '');
     expect(await pksd(['config', 'path'], {}, dir)).toMatchObject({ code: 0, stdout: path.join(dir, '.env') + '\n' });
     const other = path.join(dir, 'other.env');
     writeFileSync(other, '');
-    expect(await pksd(['config', 'path', '--env-file', 'other.env'], {}, dir)).toMatchObject({ code: 0, stdout: other + '\n' });
+    expect(await pksd(['config', 'path', '--env-file', 'other.env'], {}, dir)).toMatchObject({
+      code: 0,
+      stdout: other + '\n',
+    });
   });
 
   it('init writes a template listing every setting and refuses to overwrite without --force', async () => {

@@ -8,7 +8,11 @@ import { parseEnvFile } from '../../../src/server/config/env-file.js';
 
 const HOME = '/home/tester';
 
-function inputs(env: Record<string, string> = {}, flags: Record<string, string> = {}, cwd = '/work/here'): ConfigInputs {
+function inputs(
+  env: Record<string, string> = {},
+  flags: Record<string, string> = {},
+  cwd = '/work/here',
+): ConfigInputs {
   return { env, flags: new Map(Object.entries(flags)), cwd, home: HOME };
 }
 
@@ -77,13 +81,55 @@ describe('precedence: flag > env > file > default', () => {
       'SVC_DATA_DIR=~/pks-data',
     ].join('\n'),
   );
-  const rows: { setting: string; flag: string; read: (c: ReturnType<typeof buildConfig>) => unknown; values: [string, string, string]; expected: [unknown, unknown, unknown, unknown] }[] = [
-    { setting: 'SVC_SERVER_PORT', flag: 'SVC_SERVER_PORT', read: (c) => c.listen.port, values: ['4401', '4501', ''], expected: [4401, 4501, 4301, 4200] },
-    { setting: 'SVC_EDGE_NAME', flag: 'SVC_EDGE_NAME', read: (c) => c.edgeName, values: ['edge-flag', 'edge-env', ''], expected: ['edge-flag', 'edge-env', 'edge-file', null] },
-    { setting: 'SVC_SCHOLARLY_MAILTO', flag: 'SVC_SCHOLARLY_MAILTO', read: (c) => c.scholarly.mailto, values: ['f@x.org', 'e@x.org', ''], expected: ['f@x.org', 'e@x.org', 'file@example.org', null] },
-    { setting: 'SVC_PREPRINT_FETCH_CONCURRENT', flag: 'SVC_PREPRINT_FETCH_CONCURRENT', read: (c) => c.preprint.fetchConcurrent, values: ['5', '4', ''], expected: [5, 4, 3, 2] },
-    { setting: 'SVC_LOG_LEVEL', flag: 'SVC_LOG_LEVEL', read: (c) => c.logLevel, values: ['error', 'debug', ''], expected: ['error', 'debug', 'warn', 'info'] },
-    { setting: 'SVC_RAW_DIR', flag: 'SVC_RAW_DIR', read: (c) => c.rawDir, values: ['/flag/raw', '/env/raw', ''], expected: ['/flag/raw', '/env/raw', path.join(dir, 'assets/raw'), '/xdg/pksd/raw'] },
+  const rows: {
+    setting: string;
+    flag: string;
+    read: (c: ReturnType<typeof buildConfig>) => unknown;
+    values: [string, string, string];
+    expected: [unknown, unknown, unknown, unknown];
+  }[] = [
+    {
+      setting: 'SVC_SERVER_PORT',
+      flag: 'SVC_SERVER_PORT',
+      read: (c) => c.listen.port,
+      values: ['4401', '4501', ''],
+      expected: [4401, 4501, 4301, 4200],
+    },
+    {
+      setting: 'SVC_EDGE_NAME',
+      flag: 'SVC_EDGE_NAME',
+      read: (c) => c.edgeName,
+      values: ['edge-flag', 'edge-env', ''],
+      expected: ['edge-flag', 'edge-env', 'edge-file', null],
+    },
+    {
+      setting: 'SVC_SCHOLARLY_MAILTO',
+      flag: 'SVC_SCHOLARLY_MAILTO',
+      read: (c) => c.scholarly.mailto,
+      values: ['f@x.org', 'e@x.org', ''],
+      expected: ['f@x.org', 'e@x.org', 'file@example.org', null],
+    },
+    {
+      setting: 'SVC_PREPRINT_FETCH_CONCURRENT',
+      flag: 'SVC_PREPRINT_FETCH_CONCURRENT',
+      read: (c) => c.preprint.fetchConcurrent,
+      values: ['5', '4', ''],
+      expected: [5, 4, 3, 2],
+    },
+    {
+      setting: 'SVC_LOG_LEVEL',
+      flag: 'SVC_LOG_LEVEL',
+      read: (c) => c.logLevel,
+      values: ['error', 'debug', ''],
+      expected: ['error', 'debug', 'warn', 'info'],
+    },
+    {
+      setting: 'SVC_RAW_DIR',
+      flag: 'SVC_RAW_DIR',
+      read: (c) => c.rawDir,
+      values: ['/flag/raw', '/env/raw', ''],
+      expected: ['/flag/raw', '/env/raw', path.join(dir, 'assets/raw'), '/xdg/pksd/raw'],
+    },
   ];
 
   for (const row of rows) {
@@ -129,14 +175,19 @@ describe('precedence: flag > env > file > default', () => {
   });
 
   it('--http (SVC_HTTP_ADDR) wins over host and port, IPv6 in brackets', () => {
-    expect(buildConfig(inputs({ SVC_SERVER_PORT: '1' }, { SVC_HTTP_ADDR: '0.0.0.0:4900' })).listen).toMatchObject({ host: '0.0.0.0', port: 4900 });
+    expect(buildConfig(inputs({ SVC_SERVER_PORT: '1' }, { SVC_HTTP_ADDR: '0.0.0.0:4900' })).listen).toMatchObject({
+      host: '0.0.0.0',
+      port: 4900,
+    });
     expect(buildConfig(inputs({ SVC_HTTP_ADDR: '[::1]:4200' })).listen).toMatchObject({ host: '::1', port: 4200 });
   });
 
   it('GRAPHDB_USERNAME wins over the GRAPHDB_USER alias', () => {
     const uri = { GRAPHDB_URI: 'bolt://127.0.0.1:7687' };
     expect(buildConfig(inputs({ ...uri, GRAPHDB_USER: 'alias' })).graph?.username).toBe('alias');
-    expect(buildConfig(inputs({ ...uri, GRAPHDB_USER: 'alias', GRAPHDB_USERNAME: 'main' })).graph?.username).toBe('main');
+    expect(buildConfig(inputs({ ...uri, GRAPHDB_USER: 'alias', GRAPHDB_USERNAME: 'main' })).graph?.username).toBe(
+      'main',
+    );
   });
 
   it('IdP settings come from the environment only, never from flags', () => {
@@ -148,22 +199,98 @@ describe('precedence: flag > env > file > default', () => {
 
 describe('startup validation (exit 2 with the setting named)', () => {
   const rows: { name: string; env: Record<string, string>; setting: string; reason: RegExp }[] = [
-    { name: 'object store partly set', env: { SVC_OBJ_ENDPOINT: 'http://h:9000', SVC_OBJ_BUCKET_PDF: 'p' }, setting: 'SVC_OBJ_*', reason: /object store settings partly set: set \[SVC_OBJ_ENDPOINT, SVC_OBJ_BUCKET_PDF\] missing \[SVC_OBJ_ACCESS_KEY_ID, SVC_OBJ_SECRET_ACCESS_KEY, SVC_OBJ_BUCKET_MD, SVC_OBJ_BUCKET_IMAGES\]/ },
+    {
+      name: 'object store partly set',
+      env: { SVC_OBJ_ENDPOINT: 'http://h:9000', SVC_OBJ_BUCKET_PDF: 'p' },
+      setting: 'SVC_OBJ_*',
+      reason:
+        /object store settings partly set: set \[SVC_OBJ_ENDPOINT, SVC_OBJ_BUCKET_PDF\] missing \[SVC_OBJ_ACCESS_KEY_ID, SVC_OBJ_SECRET_ACCESS_KEY, SVC_OBJ_BUCKET_MD, SVC_OBJ_BUCKET_IMAGES\]/,
+    },
     { name: 'legacy single bucket', env: { SVC_OBJ_BUCKET: 'legacy' }, setting: 'SVC_OBJ_BUCKET', reason: /removed/ },
-    { name: 'legacy single bucket beside the three', env: { ...OBJ, SVC_OBJ_BUCKET: 'legacy' }, setting: 'SVC_OBJ_BUCKET', reason: /removed/ },
-    { name: 'short system PAT', env: { SVC_SYSTEM_PAT: '123456789012345' }, setting: 'SVC_SYSTEM_PAT', reason: /at least 16/ },
-    { name: 'unknown system PAT scope', env: { SVC_SYSTEM_PAT: 'x'.repeat(16), SVC_SYSTEM_PAT_SCOPES: 'wiki:read,wiki:admin' }, setting: 'SVC_SYSTEM_PAT_SCOPES', reason: /unknown scope "wiki:admin"/ },
-    { name: 'empty scope list after parsing', env: { SVC_SYSTEM_PAT_SCOPES: ' , ,' }, setting: 'SVC_SYSTEM_PAT_SCOPES', reason: /no scopes/ },
-    { name: 'parser max jobs < 1 with paper access on', env: { SVC_PAPER_ACCESS_ENABLED: 'true', PARSER_MAX_CONCURRENT_JOBS: '0' }, setting: 'PARSER_MAX_CONCURRENT_JOBS', reason: />= 1/ },
-    { name: 'non-positive parser poll interval', env: { SVC_PAPER_ACCESS_ENABLED: 'yes', PARSER_POLL_INTERVAL: '0' }, setting: 'PARSER_POLL_INTERVAL', reason: /> 0/ },
-    { name: 'non-positive parser timeout', env: { SVC_PAPER_ACCESS_ENABLED: '1', PARSER_TIMEOUT: '-5' }, setting: 'PARSER_TIMEOUT', reason: />= 1/ },
-    { name: 'unknown parser model', env: { SVC_PAPER_ACCESS_ENABLED: 'on', PARSER_MODEL_VERSION: 'gpt' }, setting: 'PARSER_MODEL_VERSION', reason: /vlm, pipeline/ },
-    { name: 'unparseable boolean', env: { SVC_FORCE_TCP4: 'maybe' }, setting: 'SVC_FORCE_TCP4', reason: /invalid boolean/ },
-    { name: 'port out of range', env: { SVC_SERVER_PORT: '70000' }, setting: 'SVC_SERVER_PORT', reason: /between 1 and 65535/ },
-    { name: 'relative public URL', env: { SVC_PUBLIC_URL: 'pks.example.org' }, setting: 'SVC_PUBLIC_URL', reason: /absolute http/ },
-    { name: 'endpoint without scheme', env: { ...OBJ, SVC_OBJ_ENDPOINT: '127.0.0.1:9000' }, setting: 'SVC_OBJ_ENDPOINT', reason: /absolute http/ },
-    { name: 'bad graph scheme', env: { GRAPHDB_URI: 'http://127.0.0.1:7474' }, setting: 'GRAPHDB_URI', reason: /unsupported scheme/ },
-    { name: 'missing named env file', env: { SVC_ENV_FILE: '/does/not/exist.env' }, setting: 'SVC_ENV_FILE', reason: /does not exist/ },
+    {
+      name: 'legacy single bucket beside the three',
+      env: { ...OBJ, SVC_OBJ_BUCKET: 'legacy' },
+      setting: 'SVC_OBJ_BUCKET',
+      reason: /removed/,
+    },
+    {
+      name: 'short system PAT',
+      env: { SVC_SYSTEM_PAT: '123456789012345' },
+      setting: 'SVC_SYSTEM_PAT',
+      reason: /at least 16/,
+    },
+    {
+      name: 'unknown system PAT scope',
+      env: { SVC_SYSTEM_PAT: 'x'.repeat(16), SVC_SYSTEM_PAT_SCOPES: 'wiki:read,wiki:admin' },
+      setting: 'SVC_SYSTEM_PAT_SCOPES',
+      reason: /unknown scope "wiki:admin"/,
+    },
+    {
+      name: 'empty scope list after parsing',
+      env: { SVC_SYSTEM_PAT_SCOPES: ' , ,' },
+      setting: 'SVC_SYSTEM_PAT_SCOPES',
+      reason: /no scopes/,
+    },
+    {
+      name: 'parser max jobs < 1 with paper access on',
+      env: { SVC_PAPER_ACCESS_ENABLED: 'true', PARSER_MAX_CONCURRENT_JOBS: '0' },
+      setting: 'PARSER_MAX_CONCURRENT_JOBS',
+      reason: />= 1/,
+    },
+    {
+      name: 'non-positive parser poll interval',
+      env: { SVC_PAPER_ACCESS_ENABLED: 'yes', PARSER_POLL_INTERVAL: '0' },
+      setting: 'PARSER_POLL_INTERVAL',
+      reason: /> 0/,
+    },
+    {
+      name: 'non-positive parser timeout',
+      env: { SVC_PAPER_ACCESS_ENABLED: '1', PARSER_TIMEOUT: '-5' },
+      setting: 'PARSER_TIMEOUT',
+      reason: />= 1/,
+    },
+    {
+      name: 'unknown parser model',
+      env: { SVC_PAPER_ACCESS_ENABLED: 'on', PARSER_MODEL_VERSION: 'gpt' },
+      setting: 'PARSER_MODEL_VERSION',
+      reason: /vlm, pipeline/,
+    },
+    {
+      name: 'unparseable boolean',
+      env: { SVC_FORCE_TCP4: 'maybe' },
+      setting: 'SVC_FORCE_TCP4',
+      reason: /invalid boolean/,
+    },
+    {
+      name: 'port out of range',
+      env: { SVC_SERVER_PORT: '70000' },
+      setting: 'SVC_SERVER_PORT',
+      reason: /between 1 and 65535/,
+    },
+    {
+      name: 'relative public URL',
+      env: { SVC_PUBLIC_URL: 'pks.example.org' },
+      setting: 'SVC_PUBLIC_URL',
+      reason: /absolute http/,
+    },
+    {
+      name: 'endpoint without scheme',
+      env: { ...OBJ, SVC_OBJ_ENDPOINT: '127.0.0.1:9000' },
+      setting: 'SVC_OBJ_ENDPOINT',
+      reason: /absolute http/,
+    },
+    {
+      name: 'bad graph scheme',
+      env: { GRAPHDB_URI: 'http://127.0.0.1:7474' },
+      setting: 'GRAPHDB_URI',
+      reason: /unsupported scheme/,
+    },
+    {
+      name: 'missing named env file',
+      env: { SVC_ENV_FILE: '/does/not/exist.env' },
+      setting: 'SVC_ENV_FILE',
+      reason: /does not exist/,
+    },
   ];
   for (const row of rows) {
     it(row.name, () => {
@@ -174,17 +301,28 @@ describe('startup validation (exit 2 with the setting named)', () => {
   }
 
   it('parser settings are not even read when paper access is off', () => {
-    const c = buildConfig(inputs({ PARSER_MAX_CONCURRENT_JOBS: '0', PARSER_POLL_INTERVAL: 'soon', PARSER_MODEL_VERSION: 'x' }));
+    const c = buildConfig(
+      inputs({ PARSER_MAX_CONCURRENT_JOBS: '0', PARSER_POLL_INTERVAL: 'soon', PARSER_MODEL_VERSION: 'x' }),
+    );
     expect(c.parser).toBeNull();
   });
 
   it('paper access on reads the parser settings', () => {
-    const c = buildConfig(inputs({ SVC_PAPER_ACCESS_ENABLED: 'true', PARSER_API_TOKENS: ' a, ,b ', PARSER_POLL_INTERVAL: '0.5' }));
-    expect(c.parser).toMatchObject({ apiTokens: ['a', 'b'], pollIntervalSeconds: 0.5, maxConcurrentJobs: 4, modelVersion: 'vlm' });
+    const c = buildConfig(
+      inputs({ SVC_PAPER_ACCESS_ENABLED: 'true', PARSER_API_TOKENS: ' a, ,b ', PARSER_POLL_INTERVAL: '0.5' }),
+    );
+    expect(c.parser).toMatchObject({
+      apiTokens: ['a', 'b'],
+      pollIntervalSeconds: 0.5,
+      maxConcurrentJobs: 4,
+      modelVersion: 'vlm',
+    });
   });
 
   it('removed and unknown settings are ignored silently', () => {
-    const c = buildConfig(inputs({ WIKI_DIR: '/x', SERVER_PORT: '1', SVC_OBJ_EVENT_TOKEN: 'gone', SVC_SERVER_URL: 'nope', XYZ: '1' }));
+    const c = buildConfig(
+      inputs({ WIKI_DIR: '/x', SERVER_PORT: '1', SVC_OBJ_EVENT_TOKEN: 'gone', SVC_SERVER_URL: 'nope', XYZ: '1' }),
+    );
     expect(c.listen.port).toBe(4200);
   });
 
@@ -201,7 +339,12 @@ describe('startup validation (exit 2 with the setting named)', () => {
   });
 
   it('system PAT scopes are trimmed and de-duplicated', () => {
-    const c = buildConfig(inputs({ SVC_SYSTEM_PAT: ' ' + 'p'.repeat(20) + ' ', SVC_SYSTEM_PAT_SCOPES: ' wiki:read , papers:write,wiki:read' }));
+    const c = buildConfig(
+      inputs({
+        SVC_SYSTEM_PAT: ' ' + 'p'.repeat(20) + ' ',
+        SVC_SYSTEM_PAT_SCOPES: ' wiki:read , papers:write,wiki:read',
+      }),
+    );
     expect(c.systemPat).toEqual({ token: 'p'.repeat(20), scopes: ['wiki:read', 'papers:write'] });
   });
 });
@@ -209,8 +352,22 @@ describe('startup validation (exit 2 with the setting named)', () => {
 describe('env file syntax', () => {
   it('parses export, comments and both quote styles', () => {
     const values = parseEnvFile(
-      ['# comment', 'export A=1', 'B = two words # trailing', 'C="line\\nnext \\"q\\" \\\\"', "D='raw $x \\n'", 'not a line', 'E='].join('\n'),
+      [
+        '# comment',
+        'export A=1',
+        'B = two words # trailing',
+        'C="line\\nnext \\"q\\" \\\\"',
+        "D='raw $x \\n'",
+        'not a line',
+        'E=',
+      ].join('\n'),
     );
-    expect(Object.fromEntries(values)).toEqual({ A: '1', B: 'two words', C: 'line\nnext "q" \\', D: 'raw $x \\n', E: '' });
+    expect(Object.fromEntries(values)).toEqual({
+      A: '1',
+      B: 'two words',
+      C: 'line\nnext "q" \\',
+      D: 'raw $x \\n',
+      E: '',
+    });
   });
 });

@@ -13,7 +13,8 @@ const BUCKETS = { pdf: 'pks-pdf', markdown: 'pks-md', images: 'pks-images' };
 
 function gitWiki(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'wiki-'));
-  const git = (...args: string[]) => execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
+  const git = (...args: string[]) =>
+    execFileSync('git', ['-C', dir, '-c', 'user.name=t', '-c', 'user.email=t@t', ...args]);
   git('init', '-q', '-b', 'main');
   writeFileSync(path.join(dir, 'qubit.md'), '---\nid: concept-qubit\n---\n');
   git('add', '.');
@@ -64,7 +65,12 @@ describe('GET /api/health with real dependencies', () => {
     const body = await health(SYSTEM_PAT);
     expect(body).toMatchObject({ code: 200, message: 'API is healthy.', data: { status: 'healthy' } });
     const { rawstore, graphdb, wiki: wikiCheck } = body.data.checks;
-    expect(rawstore).toMatchObject({ status: 'ok', backend: 's3-router', endpoint: moto.endpoint, buckets: Object.values(BUCKETS) });
+    expect(rawstore).toMatchObject({
+      status: 'ok',
+      backend: 's3-router',
+      endpoint: moto.endpoint,
+      buckets: Object.values(BUCKETS),
+    });
     expect(Number.isInteger(rawstore.latency_ms)).toBe(true);
     expect(graphdb).toMatchObject({ status: 'ok', uri: neo4j.boltUri, database: null });
     expect(Number.isInteger(graphdb.latency_ms)).toBe(true);
@@ -98,7 +104,9 @@ describe('GET /api/health with real dependencies', () => {
       SVC_OBJ_BUCKET_IMAGES: BUCKETS.images,
     });
     try {
-      const body = await (await other.fetch('/api/health', { headers: { Authorization: `Bearer ${SYSTEM_PAT}` } })).json();
+      const body = await (
+        await other.fetch('/api/health', { headers: { Authorization: `Bearer ${SYSTEM_PAT}` } })
+      ).json();
       expect(body.data.status).toBe('degraded');
       expect(body.data.checks.rawstore.status).toBe('error');
       expect(body.data.checks.rawstore.error).toMatch(/^bucket no-such-bucket: /);
@@ -124,7 +132,9 @@ describe('wiki check states', () => {
     const plain = mkdtempSync(path.join(os.tmpdir(), 'plain-'));
     const srv = await startTestServer({ SVC_WIKI_DIR: plain, SVC_SYSTEM_PAT: SYSTEM_PAT });
     try {
-      const body = await (await srv.fetch('/api/health', { headers: { Authorization: `Bearer ${SYSTEM_PAT}` } })).json();
+      const body = await (
+        await srv.fetch('/api/health', { headers: { Authorization: `Bearer ${SYSTEM_PAT}` } })
+      ).json();
       expect(body.data.status).toBe('degraded');
       expect(body.data.checks.wiki).toMatchObject({ status: 'error', dir: plain });
       const anon = await (await srv.fetch('/api/health')).json();

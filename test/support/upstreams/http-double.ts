@@ -28,7 +28,12 @@ export async function startHttpDouble(handle: DoubleHandler): Promise<HttpDouble
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
-      const recorded = { method: req.method ?? 'GET', url: req.url ?? '/', headers: req.headers, body: Buffer.concat(chunks) };
+      const recorded = {
+        method: req.method ?? 'GET',
+        url: req.url ?? '/',
+        headers: req.headers,
+        body: Buffer.concat(chunks),
+      };
       requests.push(recorded);
       Promise.resolve(handle(recorded, res)).catch((err: unknown) => {
         if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
@@ -49,7 +54,12 @@ export async function startHttpDouble(handle: DoubleHandler): Promise<HttpDouble
   };
 }
 
-export function sendJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+export function sendJson(
+  res: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), ...headers });
   res.end(text);

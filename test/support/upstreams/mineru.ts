@@ -47,7 +47,13 @@ export async function startMineruDouble(): Promise<MineruDouble> {
         nextFailure = null;
         return sendJson(res, status, { ...envelope, data: null });
       }
-      const task: MineruTask = { task_id: randomUUID(), request: JSON.parse(req.body.toString() || '{}'), state: 'pending', err_msg: '', zip: null };
+      const task: MineruTask = {
+        task_id: randomUUID(),
+        request: JSON.parse(req.body.toString() || '{}'),
+        state: 'pending',
+        err_msg: '',
+        zip: null,
+      };
       tasks.set(task.task_id, task);
       return sendJson(res, 200, { code: 0, msg: 'ok', data: { task_id: task.task_id } });
     }
