@@ -1,5 +1,5 @@
-import { execFileSync } from 'node:child_process';
-import { mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -132,6 +132,51 @@ describe('public endpoints', () => {
     }
     expect(failure?.status).toBe(1);
     expect(failure?.stderr).toContain('Node.js >= 20 is required');
+  });
+
+  it('the installer installs the npm package (or a tarball) with npm and prints next steps', async () => {
+    const script = await (await srv.fetch('/install-pksd.sh')).text();
+    const dir = mkdtempSync(path.join(os.tmpdir(), 'installer-run-'));
+    const bin = path.join(dir, 'bin');
+    mkdirSync(bin);
+    writeFileSync(path.join(dir, 'install.sh'), script);
+    // A recording npm; the real node answers the version check.
+    writeFileSync(path.join(bin, 'npm'), `#!/bin/sh\necho "$*" >> "${dir}/npm-args"\n`, { mode: 0o755 });
+    execFileSync('ln', ['-s', process.execPath, path.join(bin, 'node')]);
+    const env = { PATH: `${bin}:/usr/bin:/bin`, HOME: dir };
+    const first = spawnSync('/bin/sh', [path.join(dir, 'install.sh'), '--dir', path.join(dir, 'opt')], {
+      env,
+      encoding: 'utf8',
+    });
+    expect(first.status).toBe(0);
+    expect(first.stdout).toBe('');
+    expect(first.stderr).toContain('Next steps:');
+    expect(first.stderr).toContain('pksd serve');
+    expect(first.stderr).toMatch(/\((Linux|Darwin)\/\S+, node v\d+/);
+    execFileSync('/bin/sh', [path.join(dir, 'install.sh'), '--version', '9.9.9', '--dir', path.join(dir, 'opt')], {
+      env,
+      stdio: 'pipe',
+    });
+    writeFileSync(path.join(dir, 'pks.tgz'), '');
+    const tarball = execFileSync('/bin/sh', [path.join(dir, 'install.sh'), '--tarball', path.join(dir, 'pks.tgz')], {
+      env,
+      stdio: ['ignore', 'pipe', 'pipe'],
+      encoding: 'utf8',
+    });
+    expect(tarball).toBe('');
+    const calls = readFileSync(path.join(dir, 'npm-args'), 'utf8').trim().split('\n');
+    expect(calls).toEqual([
+      `install --prefix ${path.join(dir, 'opt')} --no-fund --no-audit pks@${VERSION}`,
+      `install --prefix ${path.join(dir, 'opt')} --no-fund --no-audit pks@9.9.9`,
+      `install --prefix ${path.join(dir, '.local')} --no-fund --no-audit ${path.join(dir, 'pks.tgz')}`,
+    ]);
+    let stderr = '';
+    try {
+      execFileSync('/bin/sh', [path.join(dir, 'install.sh'), '--bogus'], { env, stdio: 'pipe' });
+    } catch (err) {
+      stderr = String((err as { stderr: Buffer }).stderr);
+    }
+    expect(stderr).toContain('install-pksd: unknown option: --bogus');
   });
 
   it('serves the interactive API page and the OpenAPI 2.0 document', async () => {
