@@ -64,13 +64,20 @@ export class OAuthService {
     };
   }
 
-  /** `auth-with-oauth2`: code exchange, userinfo, allow-list, upsert, session token. */
-  async login(body: OAuthLoginRequest): Promise<Record<string, unknown>> {
+  /**
+   * `auth-with-oauth2`: code exchange, userinfo, allow-list, upsert, session token. `expectedRedirectURL` is this
+   * server's own callback; any other redirect target (another origin) is refused before the IdP is contacted.
+   */
+  async login(body: OAuthLoginRequest, expectedRedirectURL: string): Promise<Record<string, unknown>> {
     const { idp } = this.config;
     const code = str(body.code);
     const codeVerifier = str(body.codeVerifier);
     const redirectURL = str(body.redirectURL);
     if (!idp.enabled || str(body.provider) !== idp.name || code === '' || redirectURL === '') {
+      throw pbError(400, PB_AUTH_FAILED);
+    }
+    if (redirectURL !== expectedRedirectURL) {
+      this.logger?.warn({ redirectURL }, "sign-in refused: redirect URL is not this server's callback");
       throw pbError(400, PB_AUTH_FAILED);
     }
     let rawUser: Record<string, unknown>;

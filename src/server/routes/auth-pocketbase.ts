@@ -3,6 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { AppContext } from '../app.js';
 import { PB_NOT_FOUND, pbError, pbToken } from '../auth/pocketbase.js';
 import { userRecord } from '../auth/users.js';
+import { publicBase } from './device.js';
 import { PUBLIC } from './guard.js';
 import { OpenObject } from './schemas.js';
 
@@ -46,7 +47,11 @@ export async function pocketbaseRoutes(app: FastifyInstance, { ctx }: { ctx: App
         response: { 200: OpenObject({ token: Type.String(), record: UserRecord }), 400: PbError, 403: PbError },
       },
     },
-    async (request) => identity.oauth.login((request.body ?? {}) as Record<string, unknown>),
+    async (request) =>
+      identity.oauth.login(
+        (request.body ?? {}) as Record<string, unknown>,
+        `${publicBase(ctx, request)}/api/oauth2-redirect`,
+      ),
   );
 
   app.post(

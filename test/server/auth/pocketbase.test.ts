@@ -224,6 +224,30 @@ describe('sign-in through the GitHub double', () => {
     expect(h.identity.users.count()).toBe(0);
   });
 
+  it("a redirect target outside this server's origin is refused before the IdP is contacted", async () => {
+    const h = await harness({ SVC_ALLOWED_IDP_LOGINS: 'octocat' });
+    const provider = (await h.inject({ method: 'GET', url: '/api/collections/users/auth-methods' })).json().oauth2
+      .providers[0];
+    const authorize = await fetch(provider.authURL + encodeURIComponent(REDIRECT), { redirect: 'manual' });
+    const code = new URL(authorize.headers.get('location')!).searchParams.get('code');
+    const exchangesBefore = gh.requests.filter((r) => r.path === '/login/oauth/access_token').length;
+    for (const redirectURL of [
+      'https://evil.example/api/oauth2-redirect',
+      `${PUBLIC_URL}/elsewhere`,
+      `${REDIRECT}/x`,
+    ]) {
+      const res = await h.inject({
+        method: 'POST',
+        url: '/api/collections/users/auth-with-oauth2',
+        payload: { provider: 'github', code, codeVerifier: provider.codeVerifier, redirectURL },
+      });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({ status: 400, message: 'Failed to authenticate.', data: {} });
+    }
+    expect(gh.requests.filter((r) => r.path === '/login/oauth/access_token').length).toBe(exchangesBefore);
+    expect(h.identity.users.count()).toBe(0);
+  });
+
   it('OAuth not configured → auth-with-oauth2 400', async () => {
     const h = await authHarness({ SVC_ALLOWED_IDP_LOGINS: 'octocat' });
     harnesses.push(h);
