@@ -31,7 +31,7 @@ async function harness(env: Record<string, string>): Promise<AuthHarness> {
 }
 
 /** The browser's side of the sign-in: auth-methods → IdP authorize → /api/oauth2-redirect → auth-with-oauth2. */
-async function signIn(h: AuthHarness) {
+async function signIn(h: AuthHarness, providerName = 'github') {
   const methods = await h.inject({ method: 'GET', url: '/api/collections/users/auth-methods' });
   expect(methods.statusCode).toBe(200);
   const provider = methods.json().oauth2.providers[0];
@@ -48,7 +48,7 @@ async function signIn(h: AuthHarness) {
     method: 'POST',
     url: '/api/collections/users/auth-with-oauth2',
     payload: {
-      provider: 'github',
+      provider: providerName,
       code: params.get('code'),
       codeVerifier: provider.codeVerifier,
       redirectURL: REDIRECT,
@@ -327,5 +327,29 @@ describe('auth-refresh and records', () => {
       expect(res.statusCode).toBe(404);
       expect(res.json()).toEqual({ status: 404, message: "The requested resource wasn't found.", data: {} });
     }
+  });
+});
+
+describe('a generic OAuth2 provider (IDP_PROVIDER=oauth2)', () => {
+  it('signs in through the configured endpoints and claims, with the configured name', async () => {
+    const h = await harness({
+      IDP_PROVIDER: 'oauth2',
+      IDP_AUTH_URL: gh.env['IDP_AUTH_URL'] ?? `${gh.baseUrl}/login/oauth/authorize`,
+      IDP_TOKEN_URL: gh.env['IDP_TOKEN_URL'] ?? `${gh.baseUrl}/login/oauth/access_token`,
+      IDP_USERINFO_URL: gh.env['IDP_USERINFO_URL'] ?? `${gh.baseUrl}/user`,
+      IDP_LOGIN_CLAIM: 'login',
+      IDP_ID_CLAIM: 'id',
+      IDP_NAME: 'sso',
+      IDP_DISPLAY_NAME: 'Lab sign-in',
+      IDP_SCOPES: 'openid profile',
+      SVC_ALLOWED_IDP_LOGINS: 'octocat',
+    });
+    const methods = (await h.inject({ method: 'GET', url: '/api/collections/users/auth-methods' })).json();
+    expect(methods.oauth2.providers[0]).toMatchObject({ name: 'sso', displayName: 'Lab sign-in' });
+    expect(new URL(methods.oauth2.providers[0].authURL).searchParams.get('scope')).toBe('openid profile');
+    const res = await signIn(h, 'sso');
+    expect(res.statusCode).toBe(200);
+    expect(res.json().record).toMatchObject({ login: 'Octocat', name: 'The Octocat' });
+    expect(h.identity.users.count()).toBe(1);
   });
 });
