@@ -332,11 +332,9 @@ describe('auth-refresh and records', () => {
 
 describe('a generic OAuth2 provider (IDP_PROVIDER=oauth2)', () => {
   it('signs in through the configured endpoints and claims, with the configured name', async () => {
+    // The double's IDP_*_URL settings (spread by `harness`) are the configured endpoints.
     const h = await harness({
       IDP_PROVIDER: 'oauth2',
-      IDP_AUTH_URL: gh.env['IDP_AUTH_URL'] ?? `${gh.baseUrl}/login/oauth/authorize`,
-      IDP_TOKEN_URL: gh.env['IDP_TOKEN_URL'] ?? `${gh.baseUrl}/login/oauth/access_token`,
-      IDP_USERINFO_URL: gh.env['IDP_USERINFO_URL'] ?? `${gh.baseUrl}/user`,
       IDP_LOGIN_CLAIM: 'login',
       IDP_ID_CLAIM: 'id',
       IDP_NAME: 'sso',
