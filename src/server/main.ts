@@ -2,8 +2,10 @@ import { Command, CommanderError } from 'commander';
 import { VERSION } from '../shared/version.js';
 import { configCommand } from './commands/config.js';
 import { ExitError, type CommandIO } from './commands/io.js';
+import { papersCommand } from './commands/papers.js';
 import { patCommand } from './commands/pat.js';
 import { serveCommand } from './commands/serve.js';
+import { storageCommand } from './commands/storage.js';
 import { superuserCommand } from './commands/superuser.js';
 import { usersCommand } from './commands/users.js';
 import { processInputs } from './config/index.js';
@@ -20,6 +22,8 @@ export function pksdProgram(io: CommandIO): Command {
   program.addCommand(configCommand(io));
   program.addCommand(patCommand(io));
   program.addCommand(usersCommand(io));
+  program.addCommand(papersCommand(io));
+  program.addCommand(storageCommand(io));
   program.addCommand(superuserCommand(io));
   program.addCommand(
     new Command('version').description('print the version').action(() => io.stdout(`pksd version ${VERSION}\n`)),

@@ -7,6 +7,7 @@ import type { ObjectStore } from '../storage/object-store.js';
 import type { S3Clients } from '../storage/s3-client.js';
 import { S3ObjectStore } from '../storage/s3-store.js';
 import { Catalog, PaperIndex } from './catalog.js';
+import { StoreIndexPersistence } from './index-parquet.js';
 import { FileClaimStore, GraphClaimStore, type ClaimStore } from './claims.js';
 import { PaperService } from './service.js';
 import { Stager } from './staging.js';
@@ -25,8 +26,9 @@ export async function openPaperAssets(
   await store.start();
   const stager = new Stager(path.join(config.dataDir, 'tmp'));
   await stager.start();
-  const index = new PaperIndex(logger, null);
+  const index = new PaperIndex(logger, new StoreIndexPersistence(store, logger));
   await index.load();
+  index.startTimers();
   const catalog = new Catalog(index, deps.graph, logger);
   const claims: ClaimStore = deps.graph
     ? new GraphClaimStore(deps.graph)
@@ -35,12 +37,16 @@ export async function openPaperAssets(
 
   // The janitor deletes expired claims every 60 s (§5.1); failures are logged and retried next tick.
   const janitor = setInterval(() => {
-    claims.purgeExpired(new Date()).catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'claim janitor failed'));
+    claims
+      .purgeExpired(new Date())
+      .catch((err: unknown) => logger.warn({ err: (err as Error).message }, 'claim janitor failed'));
   }, JANITOR_INTERVAL_MS);
   janitor.unref();
   service.onClose(async () => {
     clearInterval(janitor);
-    await index.flush().catch((err: unknown) => logger.error({ err: (err as Error).message }, 'index flush at shutdown failed'));
+    await index
+      .close()
+      .catch((err: unknown) => logger.error({ err: (err as Error).message }, 'index flush at shutdown failed'));
   });
   return service;
 }

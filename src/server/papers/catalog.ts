@@ -72,7 +72,12 @@ export function emptyRow(id: VersionedPreprintId, now: Date): IndexRow {
 export interface IndexPersistence {
   /** Loads all rows; `null` when the object does not exist. Throws when it cannot be read. */
   load(): Promise<IndexRow[] | null>;
-  /** Saves the rows for the pending mutations (CAS and merge are the persistence's business). */
+  /** Rows when the stored object changed since the last load/save, else `'unchanged'`. Throws when unreadable. */
+  reload(): Promise<IndexRow[] | null | 'unchanged'>;
+  /**
+   * Saves the rows with compare-and-swap; on a lost race merges the remote rows with `pending` and retries.
+   * Resolves to the rows now stored, or `'retry'` when every attempt lost (keep the rows dirty).
+   */
   save(rows: readonly IndexRow[], pending: ReadonlyMap<string, RowMutation>): Promise<IndexRow[] | 'retry'>;
 }
 
@@ -87,49 +92,134 @@ export interface CatalogStats {
   readonly loaded_at?: Date | null;
 }
 
+export interface PaperIndexOptions {
+  /** Debounce of the flush after a write-through (§4.2: 5 s). */
+  readonly flushDelayMs?: number;
+  /** Reload / retry period (§4.2: 60 s). */
+  readonly reloadIntervalMs?: number;
+}
+
+/** Re-applies pending mutations on top of `rows` (local values win for the columns a mutation sets). */
+export function applyPending(
+  rows: readonly IndexRow[],
+  pending: ReadonlyMap<string, RowMutation>,
+  local: ReadonlyMap<string, IndexRow>,
+): IndexRow[] {
+  const byId = new Map(rows.map((r) => [r.preprint_id, { ...r }]));
+  for (const [id, mutation] of pending) {
+    const base = byId.get(id) ?? (local.get(id) ? { ...local.get(id)! } : null);
+    if (base !== null) byId.set(id, { ...base, ...mutation, preprint_id: id });
+  }
+  return [...byId.values()];
+}
+
+/** The in-memory metadata index with write-through, debounced CAS flushes and periodic reloads (§4.2). */
 export class PaperIndex {
-  private readonly rows = new Map<string, IndexRow>();
+  private rows = new Map<string, IndexRow>();
+  /** versionless id → versioned ids (for the graph write-through). */
+  private byPaper = new Map<string, Set<string>>();
   private readonly pending = new Map<string, RowMutation>();
+  private flushTimer: NodeJS.Timeout | null = null;
+  private reloadTimer: NodeJS.Timeout | null = null;
+  private chain: Promise<void> = Promise.resolve();
+  private readonly flushDelayMs: number;
+  private readonly reloadIntervalMs: number;
   available = false;
   loadedAt: Date | null = null;
 
   constructor(
     private readonly logger: Logger,
     private readonly persistence: IndexPersistence | null,
-  ) {}
-
-  async load(): Promise<void> {
-    if (this.persistence === null) {
-      this.available = true;
-      this.loadedAt = new Date();
-      return;
-    }
-    try {
-      const rows = await this.persistence.load();
-      if (rows === null) {
-        this.logger.warn('metadata index not found; starting empty (run `pksd papers sync --full --from-objects` to rebuild it)');
-      }
-      this.rows.clear();
-      for (const r of rows ?? []) this.rows.set(r.preprint_id, r);
-      for (const [id, m] of this.pending) this.applyMutation(id, m);
-      this.available = true;
-      this.loadedAt = new Date();
-    } catch (err) {
-      this.available = false;
-      this.logger.error({ err: (err as Error).message }, 'metadata index unavailable');
-    }
+    options: PaperIndexOptions = {},
+  ) {
+    this.flushDelayMs = options.flushDelayMs ?? 5_000;
+    this.reloadIntervalMs = options.reloadIntervalMs ?? 60_000;
   }
 
-  private applyMutation(preprintId: string, mutation: RowMutation): IndexRow | null {
+  /** Serialises load/reload/flush. */
+  private serial<T>(fn: () => Promise<T>): Promise<T> {
+    const run = this.chain.then(fn);
+    this.chain = run.then(
+      () => undefined,
+      () => undefined,
+    );
+    return run;
+  }
+
+  private replace(rows: readonly IndexRow[]): void {
+    this.rows = new Map();
+    this.byPaper = new Map();
+    for (const r of rows) this.put(r);
+  }
+
+  private put(row: IndexRow): void {
+    this.rows.set(row.preprint_id, row);
+    const versionless = parsePreprintId(row.preprint_id)?.versionless ?? row.preprint_id;
+    let ids = this.byPaper.get(versionless);
+    if (!ids) this.byPaper.set(versionless, (ids = new Set()));
+    ids.add(row.preprint_id);
+  }
+
+  /** Initial load; a missing object is an empty, available index; an unreadable one is unavailable. */
+  load(): Promise<void> {
+    return this.serial(async () => {
+      if (this.persistence === null) {
+        this.available = true;
+        this.loadedAt = new Date();
+        return;
+      }
+      try {
+        const rows = await this.persistence.load();
+        if (rows === null) {
+          this.logger.warn(
+            'metadata index not found; starting empty (run `pksd papers sync --full --from-objects` to rebuild it)',
+          );
+        }
+        this.replace(applyPending(rows ?? [], this.pending, this.rows));
+        this.available = true;
+        this.loadedAt = new Date();
+      } catch (err) {
+        this.available = false;
+        this.logger.error({ err: (err as Error).message }, 'metadata index unavailable; retrying every 60 s');
+      }
+    });
+  }
+
+  /** The periodic tick: retry an unavailable index, or merge a remotely changed one. */
+  reload(): Promise<void> {
+    if (!this.available || this.persistence === null) return this.load();
+    const persistence = this.persistence;
+    return this.serial(async () => {
+      try {
+        const result = await persistence.reload();
+        if (result === 'unchanged') return;
+        this.replace(applyPending(result ?? [], this.pending, this.rows));
+        this.loadedAt = new Date();
+      } catch (err) {
+        this.logger.warn({ err: (err as Error).message }, 'metadata index reload failed');
+      }
+    });
+  }
+
+  /** Starts the reload timer (unref'd). */
+  startTimers(): void {
+    if (this.persistence === null || this.reloadTimer !== null) return;
+    this.reloadTimer = setInterval(() => {
+      void this.reload()
+        .then(() => (this.dirty ? this.flush() : undefined))
+        .catch(() => undefined);
+    }, this.reloadIntervalMs);
+    this.reloadTimer.unref();
+  }
+
+  private applyMutation(preprintId: string, mutation: RowMutation): void {
     let row = this.rows.get(preprintId);
     if (!row) {
       const id = parsePreprintId(preprintId) ?? idFromStem(preprintId);
-      if (id === null || id.version === null) return null;
+      if (id === null || id.version === null) return;
       row = emptyRow(id as VersionedPreprintId, mutation.updated_at ?? new Date());
-      this.rows.set(preprintId, row);
     }
-    Object.assign(row, mutation);
-    return row;
+    this.put({ ...row, ...mutation });
   }
 
   /** Write-through: updates the row now and records the mutation for the next flush. */
@@ -137,6 +227,18 @@ export class PaperIndex {
     const m: RowMutation = { ...mutation, updated_at: mutation.updated_at ?? new Date() };
     this.applyMutation(id.id, m);
     this.pending.set(id.id, { ...(this.pending.get(id.id) ?? {}), ...m });
+    this.scheduleFlush();
+  }
+
+  private scheduleFlush(): void {
+    if (this.persistence === null || this.flushTimer !== null) return;
+    this.flushTimer = setTimeout(() => {
+      this.flushTimer = null;
+      this.flush().catch((err: unknown) =>
+        this.logger.warn({ err: (err as Error).message }, 'metadata index flush failed'),
+      );
+    }, this.flushDelayMs);
+    this.flushTimer.unref();
   }
 
   get(preprintId: string): IndexRow | undefined {
@@ -149,7 +251,7 @@ export class PaperIndex {
 
   /** Rows of every version of a paper (same versionless id). */
   versionsOf(versionless: string): IndexRow[] {
-    return this.all().filter((r) => parsePreprintId(r.preprint_id)?.versionless === versionless);
+    return [...(this.byPaper.get(versionless) ?? [])].flatMap((id) => this.rows.get(id) ?? []);
   }
 
   stats(): CatalogStats {
@@ -182,23 +284,37 @@ export class PaperIndex {
     return this.pending.size > 0;
   }
 
-  async flush(): Promise<void> {
-    if (this.persistence === null || this.pending.size === 0 || !this.available) return;
-    const snapshot = new Map(this.pending);
-    const result = await this.persistence.save(this.all(), snapshot);
-    if (result === 'retry') return;
-    for (const [id, m] of snapshot) if (this.pending.get(id) === m) this.pending.delete(id);
-    this.rows.clear();
-    for (const r of result) this.rows.set(r.preprint_id, r);
-    for (const [id, m] of this.pending) this.applyMutation(id, m);
+  /** Writes the whole table if dirty (CAS; merge and retry on a lost race). Store errors reject. */
+  flush(): Promise<void> {
+    const persistence = this.persistence;
+    if (persistence === null) return Promise.resolve();
+    return this.serial(async () => {
+      if (this.pending.size === 0 || !this.available) return;
+      const snapshot = new Map(this.pending);
+      const result = await persistence.save(this.all(), snapshot);
+      if (result === 'retry') {
+        this.logger.warn('metadata index flush lost the race 5 times; keeping rows dirty for the next tick');
+        return;
+      }
+      for (const [id, m] of snapshot) if (this.pending.get(id) === m) this.pending.delete(id);
+      // Mutations that arrived during the save stay pending and are re-applied on top.
+      this.replace(applyPending(result, this.pending, this.rows));
+    });
+  }
+
+  /** Stops the timers and flushes (shutdown). */
+  async close(): Promise<void> {
+    if (this.flushTimer !== null) clearTimeout(this.flushTimer);
+    if (this.reloadTimer !== null) clearInterval(this.reloadTimer);
+    this.flushTimer = null;
+    this.reloadTimer = null;
+    await this.flush();
   }
 }
 
 /** Graph asset properties of one `Paper` node, computed from the index rows of all its versions (§6.1). */
 export function paperAssetProperties(rows: readonly IndexRow[], now: Date): Record<string, unknown> {
-  const byVersion = rows
-    .map((r) => ({ r, v: parsePreprintId(r.preprint_id)?.version ?? 0 }))
-    .sort((a, b) => a.v - b.v);
+  const byVersion = rows.map((r) => ({ r, v: parsePreprintId(r.preprint_id)?.version ?? 0 })).sort((a, b) => a.v - b.v);
   const withAsset = byVersion.filter(({ r }) => r.has_pdf || r.has_md || r.image_count > 0);
   const pdf = byVersion.filter(({ r }) => r.has_pdf);
   const md = byVersion.filter(({ r }) => r.has_md);
@@ -222,19 +338,31 @@ export function paperAssetProperties(rows: readonly IndexRow[], now: Date): Reco
   };
 }
 
-/** MERGE + SET of a `Paper` node's asset properties. */
-export async function syncPaperNode(graph: GraphClient, versionless: string, props: Record<string, unknown>): Promise<void> {
-  const session = graph.driver.session({ defaultAccessMode: 'WRITE', ...(graph.database ? { database: graph.database } : {}) });
+/** MERGE + SET of a `Paper` node's asset properties (one explicit transaction: no 30 s managed retries). */
+export async function syncPaperNode(
+  graph: GraphClient,
+  versionless: string,
+  props: Record<string, unknown>,
+): Promise<void> {
+  const session = graph.driver.session({
+    defaultAccessMode: 'WRITE',
+    ...(graph.database ? { database: graph.database } : {}),
+  });
   try {
-    await session.executeWrite((tx) =>
-      tx.run(
+    const tx = session.beginTransaction();
+    try {
+      await tx.run(
         `MERGE (p:Paper {preprint_id: $id})
          SET p += $props, p.assets_updated_at = datetime($props.assets_updated_at)`,
         { id: versionless, props },
-      ),
-    );
+      );
+      await tx.commit();
+    } catch (err) {
+      if (tx.isOpen()) await tx.rollback().catch(() => undefined);
+      throw err;
+    }
   } finally {
-    await session.close();
+    await session.close().catch(() => undefined);
   }
 }
 
@@ -257,9 +385,16 @@ export class Catalog {
     if (this.graph !== null) {
       if (!this.index.available) return true;
       try {
-        await syncPaperNode(this.graph, id.versionless, paperAssetProperties(this.index.versionsOf(id.versionless), now));
+        await syncPaperNode(
+          this.graph,
+          id.versionless,
+          paperAssetProperties(this.index.versionsOf(id.versionless), now),
+        );
       } catch (err) {
-        this.logger.warn({ err: (err as Error).message, preprint_id: id.id }, 'graph write-through failed; catalog sync deferred');
+        this.logger.warn(
+          { err: (err as Error).message, preprint_id: id.id },
+          'graph write-through failed; catalog sync deferred',
+        );
         deferred = true;
       }
     }

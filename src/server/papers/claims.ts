@@ -5,7 +5,7 @@
 import { randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import path from 'node:path';
-import neo4j from 'neo4j-driver';
+import neo4j, { type Session, type Transaction } from 'neo4j-driver';
 import { parseVersionedId, type VersionedPreprintId } from '../../shared/ids.js';
 import type { GraphClient } from '../graph/driver.js';
 import { KeyedMutex } from '../storage/keyed-mutex.js';
@@ -24,7 +24,8 @@ export interface Claim {
   readonly ttl_seconds: number;
 }
 
-export type AcquireResult = { readonly ok: true; readonly claim: Claim } | { readonly ok: false; readonly existing: Claim };
+export type AcquireResult =
+  { readonly ok: true; readonly claim: Claim } | { readonly ok: false; readonly existing: Claim };
 export type ReleaseResult = 'released' | 'absent' | 'mismatch';
 
 /** The claim store cannot be reached (graph configured but unreachable) → 503. */
@@ -189,7 +190,8 @@ export class FileClaimStore implements ClaimStore {
 
   async active(now: Date): Promise<Map<string, Claim>> {
     const out = new Map<string, Claim>();
-    for (const { claim } of await this.all()) if (claim !== null && !isExpired(claim, now)) out.set(claim.preprint_id, claim);
+    for (const { claim } of await this.all())
+      if (claim !== null && !isExpired(claim, now)) out.set(claim.preprint_id, claim);
     return out;
   }
 
@@ -264,7 +266,7 @@ export class GraphClaimStore implements ClaimStore {
 
   constructor(private readonly graph: GraphClient) {}
 
-  private async session<T>(mode: 'READ' | 'WRITE', fn: (s: ReturnType<GraphClient['driver']['session']>) => Promise<T>): Promise<T> {
+  private async session<T>(mode: 'READ' | 'WRITE', fn: (s: Session) => Promise<T>): Promise<T> {
     const s = this.graph.driver.session({
       defaultAccessMode: mode === 'READ' ? neo4j.session.READ : neo4j.session.WRITE,
       ...(this.graph.database ? { database: this.graph.database } : {}),
@@ -279,11 +281,43 @@ export class GraphClaimStore implements ClaimStore {
     }
   }
 
+  /**
+   * One explicit transaction (the driver's managed transactions would retry an unreachable server for 30 s;
+   * claims must answer 503 promptly). Only lock conflicts (deadlocks, transient errors on a live server) are
+   * retried, a few times.
+   */
+  private async tx<T>(mode: 'READ' | 'WRITE', work: (tx: Transaction) => Promise<T>): Promise<T> {
+    for (let attempt = 1; ; attempt++) {
+      try {
+        return await this.session(mode, async (s) => {
+          const tx = s.beginTransaction();
+          try {
+            const result = await work(tx);
+            await tx.commit();
+            return result;
+          } catch (err) {
+            if (tx.isOpen()) await tx.rollback().catch(() => undefined);
+            throw err;
+          }
+        });
+      } catch (err) {
+        const code = (err as { code?: string }).code ?? '';
+        if (attempt < 10 && code.startsWith('Neo.TransientError') && !(err instanceof ClaimStoreUnavailableError)) {
+          await new Promise((resolve) => setTimeout(resolve, 5 + Math.random() * 20 * attempt));
+          continue;
+        }
+        throw err;
+      }
+    }
+  }
+
   /** `ParserClaim.preprint_id` unique and the `expires_at` index (§6.4), created idempotently. */
   async ensureSchema(): Promise<void> {
     if (this.constraintReady) return;
     await this.session('WRITE', async (s) => {
-      await s.run('CREATE CONSTRAINT parser_claim_preprint_id IF NOT EXISTS FOR (c:ParserClaim) REQUIRE c.preprint_id IS UNIQUE');
+      await s.run(
+        'CREATE CONSTRAINT parser_claim_preprint_id IF NOT EXISTS FOR (c:ParserClaim) REQUIRE c.preprint_id IS UNIQUE',
+      );
       await s.run('CREATE INDEX parser_claim_expires_at IF NOT EXISTS FOR (c:ParserClaim) ON (c.expires_at)');
     });
     this.constraintReady = true;
@@ -292,69 +326,64 @@ export class GraphClaimStore implements ClaimStore {
   async acquire(id: VersionedPreprintId, requester: string, ttlSeconds: number, now: Date): Promise<AcquireResult> {
     await this.ensureSchema();
     const candidate = newClaim(id, requester, ttlSeconds, now);
-    return this.session('WRITE', (s) =>
-      s.executeWrite(async (tx) => {
-        // MERGE the node, write `_lock` to take its write lock, then re-read under that lock.
-        const res = await tx.run(
-          `MERGE (c:ParserClaim {preprint_id: $preprint_id})
+    return this.tx('WRITE', async (tx) => {
+      // MERGE the node, write `_lock` to take its write lock, then re-read under that lock.
+      const res = await tx.run(
+        `MERGE (c:ParserClaim {preprint_id: $preprint_id})
            SET c._lock = coalesce(c._lock, 0) + 1
            WITH c
            RETURN ${CLAIM_RETURN}, (c.claim_id IS NOT NULL AND c.expires_at > datetime($now)) AS held`,
-          { preprint_id: id.id, now: iso(now) },
-        );
-        const record = res.records[0];
-        if (record && record.get('held') === true) {
-          const existing = claimFromRecord(record);
-          if (existing) return { ok: false as const, existing };
-        }
-        await tx.run(
-          `MATCH (c:ParserClaim {preprint_id: $preprint_id})
+        { preprint_id: id.id, now: iso(now) },
+      );
+      const record = res.records[0];
+      if (record && record.get('held') === true) {
+        const existing = claimFromRecord(record);
+        if (existing) return { ok: false as const, existing };
+      }
+      await tx.run(
+        `MATCH (c:ParserClaim {preprint_id: $preprint_id})
            SET c.claim_id = $claim_id, c.requester = $requester, c.created_at = datetime($created_at),
                c.expires_at = datetime($expires_at), c.ttl_seconds = $ttl_seconds`,
-          {
-            preprint_id: id.id,
-            claim_id: candidate.claim_id,
-            requester: candidate.requester,
-            created_at: iso(candidate.created_at),
-            expires_at: iso(candidate.expires_at),
-            ttl_seconds: neo4j.int(candidate.ttl_seconds),
-          },
-        );
-        return { ok: true as const, claim: candidate };
-      }),
-    );
+        {
+          preprint_id: id.id,
+          claim_id: candidate.claim_id,
+          requester: candidate.requester,
+          created_at: iso(candidate.created_at),
+          expires_at: iso(candidate.expires_at),
+          ttl_seconds: neo4j.int(candidate.ttl_seconds),
+        },
+      );
+      return { ok: true as const, claim: candidate };
+    });
   }
 
   async release(id: VersionedPreprintId, claimId: string, now: Date): Promise<ReleaseResult> {
-    return this.session('WRITE', (s) =>
-      s.executeWrite(async (tx) => {
-        const res = await tx.run(
-          `MATCH (c:ParserClaim {preprint_id: $preprint_id})
+    return this.tx('WRITE', async (tx) => {
+      const res = await tx.run(
+        `MATCH (c:ParserClaim {preprint_id: $preprint_id})
            SET c._lock = coalesce(c._lock, 0) + 1
            RETURN c.claim_id AS claim_id, (c.claim_id IS NOT NULL AND c.expires_at > datetime($now)) AS held`,
-          { preprint_id: id.id, now: iso(now) },
-        );
-        const record = res.records[0];
-        if (!record) return 'absent' as const;
-        if (record.get('held') === true && record.get('claim_id') !== claimId) return 'mismatch' as const;
-        await tx.run('MATCH (c:ParserClaim {preprint_id: $preprint_id}) DELETE c', { preprint_id: id.id });
-        return record.get('held') === true ? ('released' as const) : ('absent' as const);
-      }),
-    );
+        { preprint_id: id.id, now: iso(now) },
+      );
+      const record = res.records[0];
+      if (!record) return 'absent' as const;
+      if (record.get('held') === true && record.get('claim_id') !== claimId) return 'mismatch' as const;
+      await tx.run('MATCH (c:ParserClaim {preprint_id: $preprint_id}) DELETE c', { preprint_id: id.id });
+      return record.get('held') === true ? ('released' as const) : ('absent' as const);
+    });
   }
 
   async clear(id: VersionedPreprintId): Promise<void> {
-    await this.session('WRITE', (s) =>
-      s.executeWrite((tx) => tx.run('MATCH (c:ParserClaim {preprint_id: $preprint_id}) DELETE c', { preprint_id: id.id })),
+    await this.tx('WRITE', (tx) =>
+      tx.run('MATCH (c:ParserClaim {preprint_id: $preprint_id}) DELETE c', { preprint_id: id.id }),
     );
   }
 
   async active(now: Date): Promise<Map<string, Claim>> {
-    return this.session('READ', async (s) => {
-      const res = await s.executeRead((tx) =>
-        tx.run(`MATCH (c:ParserClaim) WHERE c.claim_id IS NOT NULL AND c.expires_at > datetime($now) RETURN ${CLAIM_RETURN}`, {
-          now: iso(now),
-        }),
+    return this.tx('READ', async (tx) => {
+      const res = await tx.run(
+        `MATCH (c:ParserClaim) WHERE c.claim_id IS NOT NULL AND c.expires_at > datetime($now) RETURN ${CLAIM_RETURN}`,
+        { now: iso(now) },
       );
       const out = new Map<string, Claim>();
       for (const r of res.records) {
@@ -366,13 +395,11 @@ export class GraphClaimStore implements ClaimStore {
   }
 
   async purgeExpired(now: Date): Promise<number> {
-    return this.session('WRITE', async (s) => {
-      const res = await s.executeWrite((tx) =>
-        tx.run(
-          `MATCH (c:ParserClaim) WHERE c.expires_at IS NULL OR c.expires_at <= datetime($now)
-           WITH c, c.preprint_id AS id DELETE c RETURN count(id) AS n`,
-          { now: iso(now) },
-        ),
+    return this.tx('WRITE', async (tx) => {
+      const res = await tx.run(
+        `MATCH (c:ParserClaim) WHERE c.expires_at IS NULL OR c.expires_at <= datetime($now)
+         WITH c, c.preprint_id AS id DELETE c RETURN count(id) AS n`,
+        { now: iso(now) },
       );
       const n = res.records[0]?.get('n');
       return neo4j.isInt(n) ? (n as { toNumber(): number }).toNumber() : Number(n ?? 0);

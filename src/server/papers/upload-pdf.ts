@@ -34,7 +34,9 @@ export function conflictError(path: string, existingSha256: string | null, newSh
     new_sha256: newSha256,
     existing_path: path,
     hint: 're-run with overwrite=true to replace it (the previous version is kept), or upload under a new version vN+1',
-    ...(existingSha256 === null ? { note: 'existing object has no sha256 metadata; equality could not be checked' } : {}),
+    ...(existingSha256 === null
+      ? { note: 'existing object has no sha256 metadata; equality could not be checked' }
+      : {}),
   });
 }
 
@@ -63,12 +65,17 @@ export async function uploadPdf(store: ObjectStore, catalog: Catalog, input: Upl
     }
     const key = paperKeys(id).pdf;
     const outcome: WriteOutcome = await storeCall(() =>
-      writeObject(store, key, { path: staged.path, size: staged.size }, {
-        sha256: staged.sha256,
-        contentType: 'application/pdf',
-        overwrite: input.overwrite,
-        metadata: input.uploadedBy !== null ? { 'uploaded-by': input.uploadedBy } : {},
-      }),
+      writeObject(
+        store,
+        key,
+        { path: staged.path, size: staged.size },
+        {
+          sha256: staged.sha256,
+          contentType: 'application/pdf',
+          overwrite: input.overwrite,
+          metadata: input.uploadedBy !== null ? { 'uploaded-by': input.uploadedBy } : {},
+        },
+      ),
     );
     if (outcome.status === 'conflict') throw conflictError(key, outcome.existingSha256, staged.sha256);
     const unchanged = outcome.status === 'unchanged';

@@ -43,7 +43,10 @@ function wrap(op: string, key: string, err: unknown): ObjectStoreError {
 
 /** `yyyymmddThhmmssZ` in UTC. */
 function versionStamp(date: Date): string {
-  return date.toISOString().replace(/[-:]/g, '').replace(/\.\d{3}Z$/, 'Z');
+  return date
+    .toISOString()
+    .replace(/[-:]/g, '')
+    .replace(/\.\d{3}Z$/, 'Z');
 }
 
 export class LocalObjectStore implements ObjectStore {
@@ -108,10 +111,15 @@ export class LocalObjectStore implements ObjectStore {
     }
   }
 
-  private async info(key: string, content: string, st: { size: number; mtime: Date; mtimeMs: number; ino: number }): Promise<ObjectInfo> {
+  private async info(
+    key: string,
+    content: string,
+    st: { size: number; mtime: Date; mtimeMs: number; ino: number },
+  ): Promise<ObjectInfo> {
     const sidecar = await this.readSidecar(content);
     const metadata: Record<string, string> = {};
-    for (const [k, v] of Object.entries(sidecar.metadata ?? {})) if (typeof v === 'string') metadata[k.toLowerCase()] = v;
+    for (const [k, v] of Object.entries(sidecar.metadata ?? {}))
+      if (typeof v === 'string') metadata[k.toLowerCase()] = v;
     if (typeof sidecar.sha256 === 'string' && metadata['sha256'] === undefined) metadata['sha256'] = sidecar.sha256;
     return {
       key,
@@ -290,7 +298,14 @@ export class LocalObjectStore implements ObjectStore {
         const key = rel.slice(0, slash);
         if (!key.startsWith(prefix)) return;
         const st = await stat(full);
-        out.push({ key, versionId: rel.slice(slash + 1), size: st.size, lastModified: st.mtime, isLatest: false, deleteMarker: false });
+        out.push({
+          key,
+          versionId: rel.slice(slash + 1),
+          size: st.size,
+          lastModified: st.mtime,
+          isLatest: false,
+          deleteMarker: false,
+        });
       });
     } catch (err) {
       throw wrap('list versions', prefix, err);
@@ -325,6 +340,10 @@ export class LocalObjectStore implements ObjectStore {
       if (isCode(err, 'ENOENT')) return null;
       throw wrap('read', INDEX_BUCKET_KEY, err);
     }
+  }
+
+  async indexEtag(): Promise<string | null> {
+    return (await this.readIndex())?.etag ?? null;
   }
 
   async writeIndex(bytes: Buffer, expectedEtag: string | null): Promise<string | null> {

@@ -31,6 +31,14 @@ export interface PutOptions {
   readonly metadata: Readonly<Record<string, string>>;
 }
 
+/**
+ * Per-call options: a bound on the time to the store's answer (response headers; a body that is streaming may
+ * take longer) for calls that must not hang on a dead store (start-up, periodic index work).
+ */
+export interface CallOptions {
+  readonly timeoutMs?: number;
+}
+
 export interface PutResult {
   /** ETag of the new object, when the store reports one. */
   readonly etag: string | null;
@@ -80,12 +88,14 @@ export interface ObjectStore {
   listVersions(prefix: string): AsyncIterable<ObjectVersion>;
   deleteVersion(key: string, versionId: string): Promise<void>;
   /** The metadata index object, or `null` when absent. */
-  readIndex(): Promise<IndexObject | null>;
+  readIndex(options?: CallOptions): Promise<IndexObject | null>;
+  /** The index object's current ETag without downloading it (`null` when absent). */
+  indexEtag(options?: CallOptions): Promise<string | null>;
   /**
    * Writes the index with compare-and-swap: `expectedEtag` `null` = create only when absent. Returns the new
    * ETag, or `null` when the precondition failed.
    */
-  writeIndex(bytes: Buffer, expectedEtag: string | null): Promise<string | null>;
+  writeIndex(bytes: Buffer, expectedEtag: string | null, options?: CallOptions): Promise<string | null>;
 }
 
 export function bodySize(body: ObjectBody): number {

@@ -18,6 +18,8 @@ export interface S3Clients {
   destroy(): void;
 }
 
+const SILENT_SDK_LOGGER = { trace() {}, debug() {}, info() {}, warn() {}, error() {} };
+
 function makeClient(config: ObjectStoreConfig, endpoint: string, userAgent: string): S3Client {
   return new S3Client({
     endpoint,
@@ -27,6 +29,12 @@ function makeClient(config: ObjectStoreConfig, endpoint: string, userAgent: stri
     customUserAgent: userAgent,
     // Uploads and health checks must not hang forever on a dead store.
     maxAttempts: 3,
+    // A store that accepts connections and never answers must not hang callers forever: fail a connect after
+    // 5 s and a request whose socket stays idle for 60 s (streaming uploads keep it busy).
+    requestHandler: { connectionTimeout: 5_000, requestTimeout: 60_000 },
+    // The SDK would otherwise print to the console (e.g. on every expected 412 of a streamed conditional PUT);
+    // errors reach callers as exceptions and are logged there.
+    logger: SILENT_SDK_LOGGER,
   });
 }
 

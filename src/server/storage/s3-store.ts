@@ -20,6 +20,7 @@ import { ASSET_KINDS, type AssetKind } from '../../shared/ids.js';
 import { INDEX_BUCKET_KEY, INDEX_CONTENT_TYPE, routeKey, routeObjectKey } from './keys.js';
 import {
   ObjectStoreError,
+  type CallOptions,
   type IndexObject,
   type ListedObject,
   type ObjectBody,
@@ -58,8 +59,29 @@ function wrap(op: string, key: string, err: unknown): ObjectStoreError {
   const e = err as S3ErrorShape;
   const status = statusOf(err);
   const code = codeOf(err);
-  const message = e?.message && e.message !== 'UnknownError' ? e.message : `${code ?? 'error'}${status ? ` (HTTP ${status})` : ''}`;
+  const message =
+    e?.message && e.message !== 'UnknownError' ? e.message : `${code ?? 'error'}${status ? ` (HTTP ${status})` : ''}`;
   return new ObjectStoreError(`${op} ${key}: ${message}`, { cause: err });
+}
+
+const START_TIMEOUT_MS = 5_000;
+
+/**
+ * Runs an SDK call with an abort after `timeoutMs` unless it has answered by then (the timer is cleared once the
+ * response headers are in, so a long body download is not cut).
+ */
+async function answerWithin<T>(
+  timeoutMs: number | undefined,
+  call: (signal: AbortSignal | undefined) => Promise<T>,
+): Promise<T> {
+  if (timeoutMs === undefined) return call(undefined);
+  const controller = new AbortController();
+  const timer = setTimeout(() => controller.abort(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
+  try {
+    return await call(controller.signal);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 function lowerKeys(metadata: Record<string, string> | undefined): Record<string, string> {
@@ -94,22 +116,31 @@ export class S3ObjectStore implements ObjectStore {
     return this.clients.buckets[kind];
   }
 
-  /** Enables versioning on the three asset buckets when not `Enabled`; a failure is a warning. */
+  /**
+   * Enables versioning on the three asset buckets when not `Enabled`; a failure (or no answer within 5 s) is a
+   * warning. The buckets are handled in parallel so a dead store delays the start by at most the timeout.
+   */
   async start(): Promise<void> {
-    for (const kind of ASSET_KINDS) {
-      const Bucket = this.bucket(kind);
-      try {
-        const current = await this.client.send(new GetBucketVersioningCommand({ Bucket }));
-        if (current.Status === 'Enabled') continue;
-        await this.client.send(new PutBucketVersioningCommand({ Bucket, VersioningConfiguration: { Status: 'Enabled' } }));
-        this.logger.info({ bucket: Bucket }, `enabled versioning on bucket ${Bucket}`);
-      } catch (err) {
-        this.logger.warn(
-          { bucket: Bucket, err: (err as Error).message },
-          `could not enable versioning on bucket ${Bucket}; overwritten objects may not be recoverable`,
-        );
-      }
-    }
+    await Promise.all(
+      ASSET_KINDS.map(async (kind) => {
+        const Bucket = this.bucket(kind);
+        const abortSignal = AbortSignal.timeout(START_TIMEOUT_MS);
+        try {
+          const current = await this.client.send(new GetBucketVersioningCommand({ Bucket }), { abortSignal });
+          if (current.Status === 'Enabled') return;
+          await this.client.send(
+            new PutBucketVersioningCommand({ Bucket, VersioningConfiguration: { Status: 'Enabled' } }),
+            { abortSignal },
+          );
+          this.logger.info({ bucket: Bucket }, `enabled versioning on bucket ${Bucket}`);
+        } catch (err) {
+          this.logger.warn(
+            { bucket: Bucket, err: (err as Error).message },
+            `could not enable versioning on bucket ${Bucket}; overwritten objects may not be recoverable`,
+          );
+        }
+      }),
+    );
   }
 
   async head(key: string): Promise<ObjectInfo | null> {
@@ -208,7 +239,12 @@ export class S3ObjectStore implements ObjectStore {
       let page;
       try {
         page = await this.client.send(
-          new ListObjectsV2Command({ Bucket, Prefix: bucketKey || undefined, ContinuationToken, MaxKeys: this.pageSize }),
+          new ListObjectsV2Command({
+            Bucket,
+            Prefix: bucketKey || undefined,
+            ContinuationToken,
+            MaxKeys: this.pageSize,
+          }),
         );
       } catch (err) {
         throw wrap('list', prefix, err);
@@ -216,7 +252,12 @@ export class S3ObjectStore implements ObjectStore {
       for (const o of page.Contents ?? []) {
         if (o.Key === undefined) continue;
         if (kind === 'pdf' && o.Key.startsWith('index/')) continue; // the metadata index is not an app key
-        yield { key: `${kind}/${o.Key}`, size: o.Size ?? 0, etag: o.ETag ?? null, lastModified: o.LastModified ?? null };
+        yield {
+          key: `${kind}/${o.Key}`,
+          size: o.Size ?? 0,
+          etag: o.ETag ?? null,
+          lastModified: o.LastModified ?? null,
+        };
       }
       ContinuationToken = page.IsTruncated ? page.NextContinuationToken : undefined;
     } while (ContinuationToken);
@@ -276,15 +317,19 @@ export class S3ObjectStore implements ObjectStore {
   async deleteVersion(key: string, versionId: string): Promise<void> {
     const { kind, bucketKey } = routeObjectKey(key);
     try {
-      await this.client.send(new DeleteObjectCommand({ Bucket: this.bucket(kind), Key: bucketKey, VersionId: versionId }));
+      await this.client.send(
+        new DeleteObjectCommand({ Bucket: this.bucket(kind), Key: bucketKey, VersionId: versionId }),
+      );
     } catch (err) {
       throw wrap('delete version', key, err);
     }
   }
 
-  async readIndex(): Promise<IndexObject | null> {
+  async readIndex(options: CallOptions = {}): Promise<IndexObject | null> {
     try {
-      const r = await this.client.send(new GetObjectCommand({ Bucket: this.bucket('pdf'), Key: INDEX_BUCKET_KEY }));
+      const r = await answerWithin(options.timeoutMs, (abortSignal) =>
+        this.client.send(new GetObjectCommand({ Bucket: this.bucket('pdf'), Key: INDEX_BUCKET_KEY }), { abortSignal }),
+      );
       const bytes = Buffer.from(await r.Body!.transformToByteArray());
       return { bytes, etag: r.ETag ?? '' };
     } catch (err) {
@@ -293,17 +338,32 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  async writeIndex(bytes: Buffer, expectedEtag: string | null): Promise<string | null> {
+  async indexEtag(options: CallOptions = {}): Promise<string | null> {
     try {
-      const r = await this.client.send(
-        new PutObjectCommand({
-          Bucket: this.bucket('pdf'),
-          Key: INDEX_BUCKET_KEY,
-          Body: bytes,
-          ContentLength: bytes.length,
-          ContentType: INDEX_CONTENT_TYPE,
-          ...(expectedEtag === null ? { IfNoneMatch: '*' } : { IfMatch: expectedEtag }),
-        }),
+      const r = await answerWithin(options.timeoutMs, (abortSignal) =>
+        this.client.send(new HeadObjectCommand({ Bucket: this.bucket('pdf'), Key: INDEX_BUCKET_KEY }), { abortSignal }),
+      );
+      return r.ETag ?? '';
+    } catch (err) {
+      if (isNotFound(err)) return null;
+      throw wrap('head', INDEX_BUCKET_KEY, err);
+    }
+  }
+
+  async writeIndex(bytes: Buffer, expectedEtag: string | null, options: CallOptions = {}): Promise<string | null> {
+    try {
+      const r = await answerWithin(options.timeoutMs, (abortSignal) =>
+        this.client.send(
+          new PutObjectCommand({
+            Bucket: this.bucket('pdf'),
+            Key: INDEX_BUCKET_KEY,
+            Body: bytes,
+            ContentLength: bytes.length,
+            ContentType: INDEX_CONTENT_TYPE,
+            ...(expectedEtag === null ? { IfNoneMatch: '*' } : { IfMatch: expectedEtag }),
+          }),
+          { abortSignal },
+        ),
       );
       return r.ETag ?? '';
     } catch (err) {

@@ -32,7 +32,12 @@ export function storedSha256(metadata: Readonly<Record<string, string>>): string
 }
 
 /** Writes one object per §3.3. Store failures surface as `ObjectStoreError`. */
-export async function writeObject(store: ObjectStore, key: string, body: ObjectBody, req: WriteRequest): Promise<WriteOutcome> {
+export async function writeObject(
+  store: ObjectStore,
+  key: string,
+  body: ObjectBody,
+  req: WriteRequest,
+): Promise<WriteOutcome> {
   const sha256 = req.sha256.toLowerCase();
   const metadata: Record<string, string> = {
     ...(req.metadata ?? {}),

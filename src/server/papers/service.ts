@@ -1,0 +1,213 @@
+/**
+ * The paper-asset service: what the papers routes call (uploads, claims, stats, needs-parser).
+ */
+import type { Readable } from 'node:stream';
+import type { Logger } from 'pino';
+import { HttpError } from '../../shared/errors.js';
+import { legacyPaperKeys, paperKeys, preprintPdfUrl, type VersionedPreprintId } from '../../shared/ids.js';
+import type { Config } from '../config/types.js';
+import { collect, type ListedObject, type ObjectInfo, type ObjectStore } from '../storage/object-store.js';
+import { rfc3339, storedSha256 } from '../storage/write.js';
+import type { Catalog } from './catalog.js';
+import { ClaimStoreUnavailableError, type Claim, type ClaimStore } from './claims.js';
+import type { Stager, StagedFile } from './staging.js';
+import { PDF_UPLOAD_LIMIT, storeCall, uploadPdf, type UploadPdfInput, type UploadResult } from './upload-pdf.js';
+import { PARSER_ZIP_LIMIT, uploadParser, type UploadParserInput } from './upload-parser.js';
+
+export interface PaperServiceDeps {
+  readonly config: Config;
+  readonly logger: Logger;
+  readonly store: ObjectStore;
+  readonly stager: Stager;
+  readonly catalog: Catalog;
+  readonly claims: ClaimStore;
+}
+
+export type UploadKind = 'pdf' | 'parser_zip';
+
+const CLAIM_STORE_UNAVAILABLE = 'claim store unavailable (graph unreachable); retry shortly';
+
+/** Claim-store calls: unreachable graph → 503 (§5.1). */
+async function claimCall<T>(fn: () => Promise<T>): Promise<T> {
+  try {
+    return await fn();
+  } catch (err) {
+    if (err instanceof ClaimStoreUnavailableError) throw new HttpError(503, CLAIM_STORE_UNAVAILABLE);
+    throw err;
+  }
+}
+
+function claimBody(c: Claim): Record<string, unknown> {
+  return {
+    claim_id: c.claim_id,
+    preprint_id: c.preprint_id,
+    key: c.key,
+    requester: c.requester,
+    created_at: rfc3339(c.created_at),
+    expires_at: rfc3339(c.expires_at),
+    ttl_seconds: c.ttl_seconds,
+  };
+}
+
+export class PaperService {
+  readonly store: ObjectStore;
+  readonly stager: Stager;
+  readonly catalog: Catalog;
+  readonly claims: ClaimStore;
+  private readonly config: Config;
+  private readonly logger: Logger;
+  private readonly closers: (() => Promise<void>)[] = [];
+
+  constructor(deps: PaperServiceDeps) {
+    this.config = deps.config;
+    this.logger = deps.logger;
+    this.store = deps.store;
+    this.stager = deps.stager;
+    this.catalog = deps.catalog;
+    this.claims = deps.claims;
+  }
+
+  onClose(fn: () => Promise<void>): void {
+    this.closers.push(fn);
+  }
+
+  async close(): Promise<void> {
+    for (const fn of this.closers.splice(0)) await fn();
+  }
+
+  /** Streams an upload part to the staging directory (413 measured while streaming). */
+  stage(kind: UploadKind, source: Readable): Promise<StagedFile> {
+    return this.stager.stage(source, kind === 'pdf' ? PDF_UPLOAD_LIMIT : PARSER_ZIP_LIMIT, kind);
+  }
+
+  uploadPdf(input: UploadPdfInput): Promise<UploadResult> {
+    return uploadPdf(this.store, this.catalog, input);
+  }
+
+  uploadParser(input: Omit<UploadParserInput, 'pdf'>): Promise<UploadResult> {
+    return uploadParser(
+      {
+        store: this.store,
+        catalog: this.catalog,
+        claims: this.claims,
+        logger: this.logger,
+        findPdf: (id) => this.findPdf(id),
+      },
+      input,
+    );
+  }
+
+  /** HEAD with the legacy read fallback (§3.2): app key first, then the legacy key for old-style ids. */
+  private async headAsset(appKey: string, legacyKey: string | null): Promise<ObjectInfo | null> {
+    const info = await storeCall(() => this.store.head(appKey));
+    if (info !== null || legacyKey === null) return info;
+    return storeCall(() => this.store.head(legacyKey));
+  }
+
+  findPdf(id: VersionedPreprintId): Promise<ObjectInfo | null> {
+    return this.headAsset(paperKeys(id).pdf, legacyPaperKeys(id)?.pdf ?? null);
+  }
+
+  findMarkdown(id: VersionedPreprintId): Promise<ObjectInfo | null> {
+    return this.headAsset(paperKeys(id).markdown, legacyPaperKeys(id)?.markdown ?? null);
+  }
+
+  /**
+   * The paper's image objects (§3.2): the app-key prefix, or, when it holds none and the id is old-style, the
+   * legacy prefix. Listing errors are fatal to the caller.
+   */
+  async listImages(id: VersionedPreprintId): Promise<ListedObject[]> {
+    const images = await storeCall(() => collect(this.store.list(paperKeys(id).imagesPrefix)));
+    const legacy = legacyPaperKeys(id);
+    if (images.length > 0 || legacy === null) return images;
+    return storeCall(() => collect(this.store.list(legacy.imagesPrefix)));
+  }
+
+  /** `POST parser-claim` (§5.2) after id validation. */
+  async claim(
+    id: VersionedPreprintId,
+    requester: string,
+    ttlSeconds: number,
+  ): Promise<{ status: 201; body: Record<string, unknown> }> {
+    const pdf = await this.findPdf(id);
+    if (pdf === null)
+      throw new HttpError(404, `${id.id} cannot be claimed: no PDF stored; upload the PDF first (upload-pdf)`);
+    if ((await this.findMarkdown(id)) !== null)
+      throw new HttpError(404, `${id.id} cannot be claimed: markdown already exists`);
+    const result = await claimCall(() => this.claims.acquire(id, requester, ttlSeconds, new Date()));
+    if (!result.ok) {
+      throw new HttpError(409, {
+        detail: `${id.id} is already claimed`,
+        claim_id: result.existing.claim_id,
+        claim_expires_at: rfc3339(result.existing.expires_at),
+        claim_requester: result.existing.requester,
+      });
+    }
+    const sha = storedSha256(pdf.metadata);
+    return {
+      status: 201,
+      body: {
+        ...claimBody(result.claim),
+        pdf_url: preprintPdfUrl(this.config.preprint.baseUrl, id),
+        ...(sha !== null ? { pdf_sha256: sha } : {}),
+      },
+    };
+  }
+
+  /** `DELETE parser-claim/{claim_id}` (§5.3). */
+  async releaseClaim(id: VersionedPreprintId, claimId: string): Promise<void> {
+    const result = await claimCall(() => this.claims.release(id, claimId, new Date()));
+    if (result === 'mismatch') throw new HttpError(409, 'claim_id does not match the active claim');
+  }
+
+  /** `GET /api/papers/stats` (§4.3). */
+  stats(): Record<string, unknown> {
+    const s = this.catalog.index.stats();
+    if (!s.available) return { available: false };
+    return { ...s, loaded_at: s.loaded_at ? rfc3339(s.loaded_at) : null };
+  }
+
+  /** `GET /api/papers/needs-parser` (§9.2). */
+  async needsParser(limit: number, includeClaimed: boolean): Promise<Record<string, unknown>> {
+    const index = this.catalog.index;
+    if (!index.available) return { papers: [], returned: 0, total_unclaimed: 0, total_claimed: 0, available: false };
+    const claims = await claimCall(() => this.claims.active(new Date()));
+    const candidates = index
+      .all()
+      .filter((r) => r.has_pdf && !r.has_md)
+      .sort((a, b) => {
+        const ta = a.pdf_uploaded_at?.getTime() ?? null;
+        const tb = b.pdf_uploaded_at?.getTime() ?? null;
+        if (ta !== tb) {
+          if (ta === null) return 1;
+          if (tb === null) return -1;
+          return tb - ta;
+        }
+        return a.preprint_id < b.preprint_id ? -1 : a.preprint_id > b.preprint_id ? 1 : 0;
+      });
+    let totalClaimed = 0;
+    const listed: Record<string, unknown>[] = [];
+    for (const r of candidates) {
+      const claim = claims.get(r.preprint_id) ?? null;
+      if (claim) totalClaimed++;
+      if (claim && !includeClaimed) continue;
+      listed.push({
+        preprint_id: r.preprint_id,
+        key: r.key,
+        pdf_path: `pdf/${r.yymm}/${r.key}.pdf`,
+        pdf_uploaded_at: r.pdf_uploaded_at ? rfc3339(r.pdf_uploaded_at) : null,
+        claimed: claim !== null,
+        claim_expires_at: claim ? rfc3339(claim.expires_at) : null,
+        claim_requester: claim ? claim.requester : null,
+      });
+    }
+    const papers = listed.slice(0, limit);
+    return {
+      papers,
+      returned: papers.length,
+      total_unclaimed: candidates.length - totalClaimed,
+      total_claimed: totalClaimed,
+      available: true,
+    };
+  }
+}
