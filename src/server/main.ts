@@ -8,6 +8,7 @@ import { serveCommand } from './commands/serve.js';
 import { storageCommand } from './commands/storage.js';
 import { superuserCommand } from './commands/superuser.js';
 import { usersCommand } from './commands/users.js';
+import { wikiCommand } from './commands/wiki.js';
 import { processInputs } from './config/index.js';
 
 /** Builds the `pksd` program; every subcommand is a constructor taking the injected IO. */
@@ -25,6 +26,7 @@ export function pksdProgram(io: CommandIO): Command {
   program.addCommand(papersCommand(io));
   program.addCommand(storageCommand(io));
   program.addCommand(superuserCommand(io));
+  program.addCommand(wikiCommand(io));
   program.addCommand(
     new Command('version').description('print the version').action(() => io.stdout(`pksd version ${VERSION}\n`)),
   );

@@ -9,6 +9,7 @@ import { CredentialChain } from './auth/system-pat.js';
 import type { ShownSetting } from './config/show.js';
 import type { Config } from './config/types.js';
 import { acquireServerLock } from './db/lock.js';
+import { ensureGraphSchemaInBackground } from './graph/constraints.js';
 import { createGraphClient, type GraphClient } from './graph/driver.js';
 import { graphProbe, localDirProbe, s3Probe, wikiProbe } from './health/probes.js';
 import { HealthService } from './health/service.js';
@@ -56,12 +57,15 @@ export async function startServer(config: Config, options: StartOptions): Promis
 
   let s3: S3Clients | null = null;
   let graph: GraphClient | null = null;
+  const background = new AbortController();
   let identity: Identity | null = null;
   let papers: PaperAssets | null = null;
   let wiki: WikiService | null = null;
   try {
     s3 = config.objectStore ? createS3Clients(config.objectStore, config.edgeName) : null;
     graph = config.graph ? createGraphClient(config.graph) : null;
+    // Constraints and indexes are created in the background: an unreachable graph must not delay the start.
+    if (graph) void ensureGraphSchemaInBackground(graph, logger, { signal: background.signal });
     const health = new HealthService({
       rawstore: s3 && config.objectStore ? s3Probe(s3, config.objectStore.endpoint) : localDirProbe(config.rawDir),
       graphdb: graphProbe(graph, config.graph?.uri ?? null),
@@ -107,6 +111,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       close() {
         closing ??= (async () => {
           shuttingDown = true;
+          background.abort();
           const timer = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
           try {
             await app.close();
@@ -124,6 +129,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       },
     };
   } catch (err) {
+    background.abort();
     await papers?.close().catch(() => undefined);
     await wiki?.close().catch(() => undefined);
     identity?.close();

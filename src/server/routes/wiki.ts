@@ -1,5 +1,244 @@
+import { Type, type Static } from '@sinclair/typebox';
 import type { FastifyInstance } from 'fastify';
+import { HttpError } from '../../shared/errors.js';
+import { getPageDetail, listPages, searchWiki, wikiStats } from '../../wiki/index.js';
 import type { AppContext } from '../app.js';
+import { RATE_RULES, rateLimit } from './auth-rate-limit.js';
+import { scope } from './guard.js';
+import { ErrorBody, OpenObject } from './schemas.js';
 
-/** Wiki endpoints: pages, stats, search, sync status and pull. */
-export async function wikiRoutes(_app: FastifyInstance, _opts: { ctx: AppContext }): Promise<void> {}
+const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
+const Counts = Type.Object({}, { additionalProperties: Type.Integer() });
+
+const PageListQuery = Type.Object(
+  {
+    page_type: Type.Optional(Type.String({ description: 'exact type; `source` pages are listed only with `source`' })),
+    status: Type.Optional(Type.String({ description: 'exact status' })),
+    tags: Type.Optional(Type.String({ description: 'CSV of tags, any-of, case-insensitive exact' })),
+  },
+  { additionalProperties: true },
+);
+
+const PageListItem = Type.Object({
+  id: Type.String(),
+  title: Type.String(),
+  type: Type.String(),
+  category: Type.String(),
+  status: Type.String(),
+  tags: Type.Array(Type.String()),
+});
+
+const PageList = Type.Object({ total: Type.Integer(), pages: Type.Array(PageListItem) });
+
+const PageParams = Type.Object({ page_id: Type.String() });
+
+const PageDetail = Type.Object({
+  id: Type.String(),
+  title: Type.String(),
+  type: Type.String(),
+  category: Type.String(),
+  tags: Type.Array(Type.String()),
+  status: Type.String(),
+  created_at: Nullable(Type.String({ format: 'date-time' })),
+  updated_at: Nullable(Type.String({ format: 'date-time' })),
+  related: Type.Array(Type.String()),
+  doi: Nullable(Type.String()),
+  content: Type.String(),
+  links: Type.Array(Type.String()),
+  backlinks: Type.Array(Type.String()),
+  frontmatter: OpenObject({}, 'the parsed frontmatter mapping, dates as YYYY-MM-DD'),
+});
+
+const Stats = Type.Object({
+  total_pages: Type.Integer(),
+  entries: Type.Integer(),
+  sources: Type.Integer(),
+  by_type: Counts,
+  by_status: Counts,
+  by_category: Counts,
+  synced_to_graph: Type.Integer(),
+  needs_sync: Type.Integer(),
+  invalid_pages: Type.Integer(),
+});
+
+const SearchQuery = Type.Object(
+  {
+    q: Type.Optional(Type.String()),
+    limit: Type.Optional(Type.Integer({ description: 'default 10, clamped to 1..100' })),
+    include_sources: Type.Optional(Type.String({ description: 'boolean: true/1 or false/0 (default false)' })),
+  },
+  { additionalProperties: true },
+);
+
+const SearchResults = Type.Object({
+  query: Type.String(),
+  total: Type.Integer(),
+  results: Type.Array(
+    Type.Object({
+      id: Type.String(),
+      title: Type.String(),
+      type: Type.String(),
+      category: Type.String(),
+      snippet: Type.String(),
+      score: Type.Number(),
+    }),
+  ),
+});
+
+const WikiLocation = Type.Object({ exists: Type.Boolean(), external: Type.Boolean() });
+
+const SyncStatus = Type.Object({
+  wiki: WikiLocation,
+  git: OpenObject(
+    {
+      enabled: Type.Boolean(),
+      branch: Type.Optional(Nullable(Type.String())),
+      commit: Type.Optional(Nullable(Type.String())),
+      commit_time: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
+      upstream: Type.Optional(Nullable(Type.String())),
+      ahead: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+      behind: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+      dirty: Type.Optional(Type.Boolean()),
+      warnings: Type.Optional(Type.Array(OpenObject({ code: Type.String(), message: Type.String() }))),
+    },
+    '`{"enabled": false}` when the directory is not a git checkout',
+  ),
+});
+
+const PullResponse = Type.Object({
+  status: Type.Literal('ok'),
+  changed: Type.Boolean(),
+  old_commit: Nullable(Type.String()),
+  new_commit: Nullable(Type.String()),
+  wiki: WikiLocation,
+  git: Type.Object({ commit: Nullable(Type.String()), branch: Nullable(Type.String()), dirty: Type.Boolean() }),
+});
+
+/** CONTRACT §0.2 query booleans. */
+function queryBoolean(value: string | undefined, name: string): boolean {
+  if (value === undefined) return false;
+  const v = value.toLowerCase();
+  if (v === 'true' || v === '1') return true;
+  if (v === 'false' || v === '0') return false;
+  throw new HttpError(400, `${name} must be a boolean`);
+}
+
+/**
+ * The pull takes no parameters: no body, an empty body or `{}`. (Not a body schema: Fastify would then reject a
+ * request without a body.) Other bodies get the §0.2 answers.
+ */
+function requireEmptyBody(body: unknown): void {
+  if (body === undefined || body === null) return;
+  if (typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'body: must be object');
+  const [first] = Object.keys(body);
+  if (first !== undefined) throw new HttpError(400, `unknown field '${first}'`);
+}
+
+/** Wiki endpoints (CONTRACT §13.4): pages, stats, search, sync status and pull. */
+export async function wikiRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+  const wiki = ctx.wiki;
+  const read = { guard: scope('wiki', 'read') };
+  const tags = ['wiki'];
+
+  // The pull takes no body; an empty body sent as JSON is accepted rather than rejected (this plugin's scope only).
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (text.trim() === '') return done(null, undefined);
+    try {
+      done(null, JSON.parse(text));
+    } catch (err) {
+      done(new HttpError(400, `parse body: ${(err as Error).message}`), undefined);
+    }
+  });
+
+  app.get<{ Querystring: Static<typeof PageListQuery> }>(
+    '/api/pages',
+    {
+      config: read,
+      schema: {
+        summary: 'List wiki pages (source pages only with page_type=source)',
+        tags,
+        querystring: PageListQuery,
+        response: { 200: PageList },
+      },
+    },
+    async (request) => listPages(wiki.snapshot(), request.query),
+  );
+
+  const pageDetail = (id: string) => {
+    const page = getPageDetail(wiki.snapshot(), id);
+    if (page === null) throw new HttpError(404, `Page not found: ${id}`);
+    return page;
+  };
+  app.get<{ Params: Static<typeof PageParams> }>(
+    '/api/pages/:page_id',
+    {
+      config: read,
+      schema: {
+        summary: 'One wiki page: frontmatter, content, links and backlinks',
+        tags,
+        params: PageParams,
+        response: { 200: PageDetail, 404: ErrorBody },
+      },
+    },
+    async (request) => pageDetail(request.params.page_id),
+  );
+  // An id sent with a raw `/` spans segments: it is never a page, but it gets the same 404 body (§13.4).
+  app.get<{ Params: { '*': string } }>(
+    '/api/pages/*',
+    { config: read, schema: { hide: true, response: { 404: ErrorBody } } },
+    async (request) => pageDetail(request.params['*']),
+  );
+
+  app.get(
+    '/api/stats',
+    { config: read, schema: { summary: 'Wiki statistics', tags, response: { 200: Stats } } },
+    async () => wikiStats(wiki.snapshot()),
+  );
+
+  app.get<{ Querystring: Static<typeof SearchQuery> }>(
+    '/api/search',
+    {
+      config: read,
+      schema: {
+        summary: 'Full-text search over wiki pages (BM25)',
+        tags,
+        querystring: SearchQuery,
+        response: { 200: SearchResults, 400: ErrorBody },
+      },
+    },
+    async (request) => {
+      const { q, limit } = request.query;
+      const includeSources = queryBoolean(request.query.include_sources, 'include_sources');
+      return searchWiki(wiki.snapshot(), { q, limit, include_sources: includeSources });
+    },
+  );
+
+  app.get(
+    '/api/wiki/sync/status',
+    {
+      config: read,
+      schema: { summary: 'Local git status of the wiki checkout (no network)', tags, response: { 200: SyncStatus } },
+    },
+    async () => wiki.syncStatus(),
+  );
+
+  app.post(
+    '/api/wiki/sync/pull',
+    {
+      config: { guard: scope('wiki', 'write') },
+      preValidation: rateLimit(ctx.identity.limiter, RATE_RULES.write),
+      schema: {
+        summary: 'Fetch (prune) and fast-forward the wiki checkout, then refresh the cache',
+        description: 'Takes no body (an empty body or `{}` is accepted).',
+        tags,
+        response: { 200: PullResponse, 409: ErrorBody, 500: ErrorBody, 502: ErrorBody },
+      },
+    },
+    async (request) => {
+      requireEmptyBody(request.body);
+      return wiki.pull();
+    },
+  );
+}

@@ -1,11 +1,355 @@
+/**
+ * The server's wiki (CONTRACT §13.3–13.4, §1.4): the in-memory snapshot of the checkout, its periodic refresh, the
+ * local git status and the fast-forward pull. Domain code: no HTTP framework; failures are `HttpError`s.
+ */
+import path from 'node:path';
+import { clearInterval, setInterval } from 'node:timers';
 import type { Logger } from 'pino';
+import { HttpError } from '../../shared/errors.js';
+import { emptySnapshot, loadWiki, type WikiSnapshot } from '../../wiki/index.js';
 import type { Config } from '../config/types.js';
+import {
+  directoryExists,
+  GitUnavailableError,
+  headCommit,
+  isWorkTree,
+  PULL_GIT_TIMEOUT_MS,
+  runGit,
+  STATUS_GIT_TIMEOUT_MS,
+  utcSeconds,
+  type GitResult,
+} from './checkout.js';
+
+/** CONTRACT §1.4 "Wiki cache refresh". */
+export const WIKI_REFRESH_INTERVAL_MS = 60_000;
+
+export interface WikiLocation {
+  readonly exists: boolean;
+  /** The wiki directory is outside the process working directory. */
+  readonly external: boolean;
+}
+
+export interface WikiBranchWarning {
+  readonly code: 'wiki_branch_not_main';
+  readonly message: string;
+  /** `null` when HEAD is detached. */
+  readonly branch: string | null;
+}
+
+export type GitStatus =
+  | { readonly enabled: false }
+  | {
+      readonly enabled: true;
+      readonly branch: string | null;
+      readonly commit: string | null;
+      readonly commit_time: string | null;
+      /** `null` when the branch has no upstream; ahead/behind are then `null` too. */
+      readonly upstream: string | null;
+      readonly ahead: number | null;
+      readonly behind: number | null;
+      readonly dirty: boolean;
+      readonly warnings: WikiBranchWarning[];
+    };
+
+/** `GET /api/wiki/sync/status` body. */
+export interface SyncStatusBody {
+  readonly wiki: WikiLocation;
+  readonly git: GitStatus;
+}
+
+/** `POST /api/wiki/sync/pull` success body (SPEC "Wiki sync pull response"). */
+export interface PullBody {
+  readonly status: 'ok';
+  readonly changed: boolean;
+  readonly old_commit: string | null;
+  readonly new_commit: string | null;
+  readonly wiki: WikiLocation;
+  readonly git: { readonly commit: string | null; readonly branch: string | null; readonly dirty: boolean };
+}
 
 /** The server's wiki: the in-memory snapshot of the checkout, its refresh, and git sync (CONTRACT §13.3–13.4). */
 export interface WikiService {
+  /** The checkout directory (`SVC_WIKI_DIR`). */
+  readonly dir: string;
+  /** The current snapshot (swapped atomically by refreshes; never mutated). */
+  snapshot(): WikiSnapshot;
+  /** Reloads the checkout now (serialised with other refreshes); a failed load keeps the last snapshot. */
+  refreshNow(): Promise<boolean>;
+  /**
+   * One tick of the periodic refresh: reloads when `git rev-parse HEAD` changed since the last successful load, or
+   * always when the directory is not a git checkout. Resolves `true` when a new snapshot was installed.
+   */
+  refreshIfChanged(): Promise<boolean>;
+  /** Local git status, no network (`GET /api/wiki/sync/status`). */
+  syncStatus(): Promise<SyncStatusBody>;
+  /** `git fetch --prune` + `git pull --ff-only` + refresh (`POST /api/wiki/sync/pull`); serialised. */
+  pull(): Promise<PullBody>;
   close(): Promise<void>;
 }
 
-export async function openWiki(_config: Config, _logger: Logger): Promise<WikiService> {
-  return { close: async () => undefined };
+/** Runs `fn` every `ms`; returns the cancel function. */
+export type Scheduler = (fn: () => void, ms: number) => () => void;
+
+export interface WikiServiceOptions {
+  /** Period of the refresh check (default 60 s); 0 disables the timer (ticks are then driven by the caller). */
+  readonly refreshIntervalMs?: number;
+  /** Timer source, injectable so tests drive ticks without sleeping. */
+  readonly scheduler?: Scheduler;
+  /** Directory `external` is computed against (default: the process working directory). */
+  readonly cwd?: string;
+  /** Snapshot loader (default `loadWiki`). */
+  readonly load?: (dir: string) => Promise<WikiSnapshot>;
+}
+
+const defaultScheduler: Scheduler = (fn, ms) => {
+  const timer = setInterval(fn, ms);
+  timer.unref();
+  return () => clearInterval(timer);
+};
+
+const short = (hash: string | null): string | null => (hash === null ? null : hash.slice(0, 7));
+const message = (result: GitResult): string =>
+  result.stderr.trim() || result.stdout.trim() || `exit code ${String(result.code)}`;
+
+/** `external`: the directory is not the working directory nor below it. */
+export function isExternal(dir: string, cwd: string): boolean {
+  const rel = path.relative(path.resolve(cwd), path.resolve(cwd, dir));
+  return rel === '..' || rel.startsWith(`..${path.sep}`) || path.isAbsolute(rel);
+}
+
+/** Builds the wiki service and loads the checkout once before returning (CONTRACT §1.4 step 5). */
+export async function openWiki(config: Config, logger: Logger, options: WikiServiceOptions = {}): Promise<WikiService> {
+  const service = new WikiServiceImpl(config.wikiDir, logger, options);
+  await service.start(options.refreshIntervalMs ?? WIKI_REFRESH_INTERVAL_MS, options.scheduler ?? defaultScheduler);
+  return service;
+}
+
+class WikiServiceImpl implements WikiService {
+  readonly dir: string;
+  private readonly log: Logger;
+  private readonly load: (dir: string) => Promise<WikiSnapshot>;
+  private readonly external: boolean;
+  private current: WikiSnapshot;
+  /** HEAD at the last successful load (`null`: not a git checkout); `undefined` before any successful load. */
+  private loadedHead: string | null | undefined = undefined;
+  private refreshChain: Promise<unknown> = Promise.resolve();
+  private pullChain: Promise<unknown> = Promise.resolve();
+  private ticking = false;
+  private cancelTimer: (() => void) | null = null;
+  private closed = false;
+
+  constructor(dir: string, logger: Logger, options: WikiServiceOptions) {
+    this.dir = dir;
+    this.log = logger.child({ component: 'wiki' });
+    this.load = options.load ?? loadWiki;
+    this.external = isExternal(dir, options.cwd ?? process.cwd());
+    this.current = emptySnapshot(dir);
+  }
+
+  async start(intervalMs: number, scheduler: Scheduler): Promise<void> {
+    await this.refreshNow();
+    const snap = this.current;
+    this.log.info(
+      { dir: this.dir, pages: snap.pages.length, invalid: snap.excluded.length, exists: snap.exists },
+      snap.exists
+        ? `wiki loaded: ${snap.pages.length} pages from ${this.dir}`
+        : `wiki directory ${this.dir} does not exist; serving an empty wiki`,
+    );
+    if (intervalMs > 0) {
+      this.cancelTimer = scheduler(() => {
+        void this.refreshIfChanged().catch((err: unknown) => this.log.warn({ err }, 'wiki refresh check failed'));
+      }, intervalMs);
+    }
+  }
+
+  snapshot(): WikiSnapshot {
+    return this.current;
+  }
+
+  refreshNow(): Promise<boolean> {
+    const run = this.refreshChain.then(() => this.reload());
+    this.refreshChain = run.catch(() => undefined);
+    return run;
+  }
+
+  async refreshIfChanged(): Promise<boolean> {
+    if (this.closed || this.ticking) return false;
+    this.ticking = true;
+    try {
+      const head = await this.head();
+      if (head !== null && this.loadedHead === head) return false;
+      return await this.refreshNow();
+    } finally {
+      this.ticking = false;
+    }
+  }
+
+  private async head(): Promise<string | null> {
+    try {
+      return await headCommit(this.dir);
+    } catch {
+      return null; // git not runnable: treat as a plain directory
+    }
+  }
+
+  private async reload(): Promise<boolean> {
+    if (this.closed) return false;
+    const head = await this.head();
+    const started = performance.now();
+    let snap: WikiSnapshot;
+    try {
+      snap = await this.load(this.dir);
+    } catch (err) {
+      this.log.error({ err, dir: this.dir }, 'wiki load failed; keeping the last snapshot');
+      return false;
+    }
+    if (this.closed) return false;
+    const changed = this.loadedHead !== head;
+    this.current = snap;
+    this.loadedHead = head;
+    this.log.debug(
+      { pages: snap.pages.length, ms: Math.round(performance.now() - started), head: short(head) },
+      changed ? 'wiki snapshot loaded (new HEAD)' : 'wiki snapshot reloaded',
+    );
+    return true;
+  }
+
+  private async location(): Promise<WikiLocation> {
+    return { exists: await directoryExists(this.dir), external: this.external };
+  }
+
+  async syncStatus(): Promise<SyncStatusBody> {
+    const wiki = await this.location();
+    const t = STATUS_GIT_TIMEOUT_MS;
+    let enabled = false;
+    try {
+      enabled = wiki.exists && (await isWorkTree(this.dir, t));
+    } catch (err) {
+      if (!(err instanceof GitUnavailableError)) throw err;
+    }
+    if (!enabled) return { wiki, git: { enabled: false } };
+    const run = (args: string[]) => runGit(this.dir, args, t).catch((): GitResult | null => null);
+    const ok = (r: GitResult | null): string | null => (r !== null && r.code === 0 ? r.stdout.trim() : null);
+    const [head, branchRef, upstreamRef, counts, status] = await Promise.all([
+      run(['log', '-1', '--format=%H %cI']),
+      run(['symbolic-ref', '--quiet', '--short', 'HEAD']),
+      run(['rev-parse', '--abbrev-ref', '--symbolic-full-name', '@{upstream}']),
+      run(['rev-list', '--left-right', '--count', 'HEAD...@{upstream}']),
+      run(['status', '--porcelain']),
+    ]);
+    const [hash, time] = (ok(head) ?? '').split(' ');
+    const branch = ok(branchRef) || null;
+    const upstream = ok(upstreamRef) || null;
+    const countParts = (ok(counts) ?? '').split(/\s+/);
+    const ahead = upstream !== null && countParts.length === 2 ? Number(countParts[0]) : null;
+    const behind = upstream !== null && countParts.length === 2 ? Number(countParts[1]) : null;
+    const warnings: WikiBranchWarning[] = [];
+    if (branch !== 'main' && branch !== 'master') {
+      warnings.push({
+        code: 'wiki_branch_not_main',
+        message:
+          branch === null
+            ? 'wiki checkout is not on a branch (detached HEAD), expected main or master'
+            : `wiki checkout is on branch '${branch}', expected main or master`,
+        branch,
+      });
+    }
+    return {
+      wiki,
+      git: {
+        enabled: true,
+        branch,
+        commit: hash ? hash.slice(0, 7) : null,
+        commit_time: time ? utcSeconds(time) : null,
+        upstream,
+        ahead: Number.isFinite(ahead) ? ahead : null,
+        behind: Number.isFinite(behind) ? behind : null,
+        // A status that fails or times out reports the tree as dirty (a pull would refuse it too).
+        dirty: ok(status) !== '',
+        warnings,
+      },
+    };
+  }
+
+  pull(): Promise<PullBody> {
+    const run = this.pullChain.then(() => this.pullOnce());
+    this.pullChain = run.catch(() => undefined);
+    return run;
+  }
+
+  private async pullOnce(): Promise<PullBody> {
+    const dir = this.dir;
+    const t = PULL_GIT_TIMEOUT_MS;
+    const gitOrFail = async (args: string[]): Promise<GitResult> => {
+      try {
+        return await runGit(dir, args, t);
+      } catch (err) {
+        if (err instanceof GitUnavailableError) throw new HttpError(500, err.message);
+        throw err;
+      }
+    };
+    const requireClean = async (): Promise<void> => {
+      const status = await gitOrFail(['status', '--porcelain']);
+      if (status.code !== 0) throw new HttpError(502, `git status failed: ${message(status)}`);
+      if (status.stdout.trim() !== '') throw new HttpError(409, 'wiki worktree has local changes');
+    };
+
+    if (!(await directoryExists(dir))) throw new HttpError(409, 'wiki directory does not exist');
+    const inside = await gitOrFail(['rev-parse', '--is-inside-work-tree']);
+    if (inside.code !== 0 || inside.stdout.trim() !== 'true') {
+      // e.g. "detected dubious ownership" when the checkout belongs to another user: worth a log line.
+      if (inside.stderr.trim() !== '')
+        this.log.warn({ dir, git: inside.stderr.trim() }, 'wiki pull: not a git checkout');
+      throw new HttpError(409, 'wiki directory is not a git checkout');
+    }
+    await requireClean();
+    const oldHead = await headCommit(dir, t);
+
+    const fetch = await gitOrFail(['fetch', '--prune']);
+    if (fetch.code !== 0) throw new HttpError(502, `git fetch failed: ${message(fetch)}`);
+    await requireClean();
+
+    const pull = await gitOrFail(['pull', '--ff-only']);
+    if (pull.code !== 0) {
+      const detail = message(pull);
+      if (await this.cannotFastForward(detail)) throw new HttpError(409, `cannot fast-forward: ${detail}`);
+      throw new HttpError(502, `git pull failed: ${detail}`);
+    }
+
+    await this.refreshNow();
+    const newHead = await headCommit(dir, t);
+    const [branchRef, status] = await Promise.all([
+      gitOrFail(['symbolic-ref', '--quiet', '--short', 'HEAD']),
+      gitOrFail(['status', '--porcelain']),
+    ]);
+    const changed = oldHead !== newHead;
+    this.log.info({ old_commit: short(oldHead), new_commit: short(newHead), changed }, 'wiki pull done');
+    return {
+      status: 'ok',
+      changed,
+      old_commit: short(oldHead),
+      new_commit: short(newHead),
+      wiki: await this.location(),
+      git: {
+        commit: short(newHead),
+        branch: branchRef.code === 0 ? branchRef.stdout.trim() || null : null,
+        dirty: status.code !== 0 || status.stdout.trim() !== '',
+      },
+    };
+  }
+
+  /** Whether a failed `pull --ff-only` failed because the histories diverged. */
+  private async cannotFastForward(stderr: string): Promise<boolean> {
+    if (/not possible to fast-forward|cannot fast-forward|diverg|non-fast-forward/i.test(stderr)) return true;
+    // Other wordings: HEAD is not an ancestor of the upstream (exit 1 = "no"; other codes = could not tell).
+    const check = await runGit(this.dir, ['merge-base', '--is-ancestor', 'HEAD', '@{upstream}'], STATUS_GIT_TIMEOUT_MS);
+    return check.code === 1;
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+    this.cancelTimer?.();
+    this.cancelTimer = null;
+    await this.refreshChain;
+  }
 }

@@ -1,0 +1,148 @@
+/**
+ * Wiki benchmark (run: `npx vitest run --config bench/support/vitest.config.ts`; see bench/README.md).
+ *
+ * On a generated 10,000-page wiki: cold load time (target < 2 s), search latency p50/p99 (target p99 < 10 ms), and the
+ * throughput of `GET /api/pages/{id}` on a real in-process pksd against a bare Fastify JSON route serving the same
+ * body, in the same run (target ratio ≥ 0.6). Prints the figures and peak RSS; targets are reported, not asserted.
+ */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import Fastify from 'fastify';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import {
+  buildSnapshotAsync,
+  getPageDetail,
+  loadWiki,
+  scanWiki,
+  searchWiki,
+  type WikiSnapshot,
+} from '../src/wiki/index.js';
+import { startTestServer, type TestServer } from '../test/support/server.js';
+import { generateWiki, type GeneratedWiki } from '../test/wiki/generate.js';
+import { peakRssMiB, percentile, runLoad, type LoadResult } from './support/load.js';
+
+const PAGES = 10_000;
+const SEARCHES = 2_000;
+const LOAD = { concurrency: 32, maxRequests: 40_000, maxMs: 8_000 };
+const ROUNDS = 3;
+const PAT = 'b'.repeat(24);
+
+let base: string;
+let generated: GeneratedWiki;
+const lines: string[] = [];
+const report = (line: string) => {
+  lines.push(line);
+  console.log(line);
+};
+const ms = (v: number) => `${v.toFixed(2)} ms`;
+const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
+
+beforeAll(async () => {
+  base = await mkdtemp(path.join(os.tmpdir(), 'pks-wiki-bench-'));
+  const t0 = performance.now();
+  generated = await generateWiki(path.join(base, 'wiki'), PAGES);
+  report(
+    `generated ${PAGES} pages (${(generated.bytes / 1024 / 1024).toFixed(1)} MiB) in ${ms(performance.now() - t0)}; ` +
+      `node ${process.version}, ${os.cpus().length} CPUs, load average ${os
+        .loadavg()
+        .map((l) => l.toFixed(1))
+        .join(' ')}`,
+  );
+});
+afterAll(async () => {
+  report(`peak RSS: ${peakRssMiB().toFixed(0)} MiB`);
+  await rm(base, { recursive: true, force: true });
+});
+
+test('wiki benchmark', async () => {
+  // 1. Cold load: the first load in this process (files are in the OS page cache after generation).
+  let t0 = performance.now();
+  const snapshot: WikiSnapshot = await loadWiki(generated.dir);
+  const coldMs = performance.now() - t0;
+  expect(snapshot.pages).toHaveLength(PAGES);
+  t0 = performance.now();
+  await loadWiki(generated.dir);
+  const warmMs = performance.now() - t0;
+  t0 = performance.now();
+  const scan = await scanWiki(generated.dir);
+  const scanMs = performance.now() - t0;
+  t0 = performance.now();
+  await buildSnapshotAsync(scan);
+  const indexMs = performance.now() - t0;
+  report(
+    `cold load: ${ms(coldMs)} (${verdict(coldMs < 2000)} < 2 s); warm reload: ${ms(warmMs)} (scan ${ms(scanMs)} + index ${ms(indexMs)})`,
+  );
+  report(`RSS after load: ${(process.memoryUsage().rss / 1024 / 1024).toFixed(0)} MiB`);
+
+  // 2. Search latency over a mix of one-, two- and three-term queries drawn from page titles and tags.
+  const queries: string[] = [];
+  for (let i = 0; i < SEARCHES; i++) {
+    const page = snapshot.pages[(i * 7919) % snapshot.pages.length]!;
+    const words = page.title.toLowerCase().split(' ');
+    if (i % 3 === 0) queries.push(words[0]!);
+    else if (i % 3 === 1) queries.push(`${words[0]} ${words[1]}`);
+    else queries.push(`${words[0]} ${page.tags[0] ?? ''} ${words[1]}`);
+  }
+  for (const q of queries.slice(0, 200)) searchWiki(snapshot, { q }); // warm-up
+  const latencies: number[] = [];
+  let hits = 0;
+  for (const [i, q] of queries.entries()) {
+    const s = performance.now();
+    const res = searchWiki(snapshot, { q, limit: 10, include_sources: i % 4 === 0 });
+    latencies.push(performance.now() - s);
+    hits += res.total;
+  }
+  latencies.sort((a, b) => a - b);
+  const p99 = percentile(latencies, 0.99);
+  report(
+    `search (${SEARCHES} queries, mean ${(hits / SEARCHES).toFixed(0)} matches): p50 ${ms(percentile(latencies, 0.5))}, ` +
+      `p99 ${ms(p99)} (${verdict(p99 < 10)} < 10 ms), max ${ms(latencies[latencies.length - 1]!)}`,
+  );
+
+  // 3. GET /api/pages/{id} on pksd vs. a bare Fastify JSON route with the same body.
+  t0 = performance.now();
+  const server: TestServer = await startTestServer({
+    SVC_WIKI_DIR: generated.dir,
+    SVC_SYSTEM_PAT: PAT,
+    SVC_LOG_LEVEL: 'error',
+  });
+  report(`pksd start with the 10k-page wiki: ${ms(performance.now() - t0)}`);
+  const bare = Fastify({ logger: false });
+  bare.get('/json/:id', async (request) => getPageDetail(snapshot, (request.params as { id: string }).id));
+  const bareUrl = await bare.listen({ host: '127.0.0.1', port: 0 });
+  try {
+    const ids = Array.from({ length: 2_000 }, (_, i) => generated.ids[(i * 104729) % generated.ids.length]!);
+    const wikiUrls = ids.map((id) => `${server.url}/api/pages/${encodeURIComponent(id)}`);
+    const bareUrls = ids.map((id) => `${bareUrl}/json/${encodeURIComponent(id)}`);
+    const headers = { Authorization: `Bearer ${PAT}` };
+    // Warm-up both (JIT, connection pools).
+    await runLoad({ urls: wikiUrls, headers, concurrency: 8, maxRequests: 2_000, maxMs: 3_000 });
+    await runLoad({ urls: bareUrls, concurrency: 8, maxRequests: 2_000, maxMs: 3_000 });
+    const show = (name: string, r: LoadResult) =>
+      report(
+        `  ${name}: ${r.rps.toFixed(0)} req/s (${r.requests} requests in ${(r.elapsedMs / 1000).toFixed(1)} s, ` +
+          `p50 ${ms(r.p50Ms)}, p99 ${ms(r.p99Ms)}, errors ${r.errors}, non-2xx ${r.non2xx}, ${(r.bytes / r.requests / 1024).toFixed(1)} KiB/resp)`,
+      );
+    let bestWiki: LoadResult | null = null;
+    let bestBare: LoadResult | null = null;
+    for (let round = 1; round <= ROUNDS; round++) {
+      report(
+        `HTTP round ${round} (concurrency ${LOAD.concurrency}, ≤ ${LOAD.maxRequests} requests, ≤ ${LOAD.maxMs / 1000} s each):`,
+      );
+      const b = await runLoad({ urls: bareUrls, ...LOAD });
+      show('bare Fastify /json/:id   ', b);
+      const w = await runLoad({ urls: wikiUrls, headers, ...LOAD });
+      show('pksd GET /api/pages/{id} ', w);
+      expect(w.errors + w.non2xx).toBe(0);
+      expect(b.errors + b.non2xx).toBe(0);
+      if (!bestWiki || w.rps > bestWiki.rps) bestWiki = w;
+      if (!bestBare || b.rps > bestBare.rps) bestBare = b;
+    }
+    const ratio = bestWiki!.rps / bestBare!.rps;
+    report(`throughput ratio pksd/bare (best of ${ROUNDS}): ${ratio.toFixed(2)} (${verdict(ratio >= 0.6)} ≥ 0.6)`);
+  } finally {
+    await bare.close();
+    await server.close();
+  }
+});
