@@ -23,6 +23,26 @@ export class LogCapture extends Writable {
   }
 }
 
+/**
+ * A configuration whose directories are inside `dir` and which reads nothing from the real environment;
+ * `env` is the settings environment, merged over those defaults.
+ */
+export function testConfig(dir: string, env: Record<string, string> = {}): Config {
+  return buildConfig({
+    flags: new Map(),
+    env: {
+      SVC_RAW_DIR: path.join(dir, 'raw'),
+      SVC_DATA_DIR: path.join(dir, 'data'),
+      SVC_DB_DATA_DIR: path.join(dir, 'pb_data'),
+      SVC_WIKI_DIR: path.join(dir, 'no-wiki'),
+      SVC_LOG_LEVEL: 'error',
+      ...env,
+    },
+    cwd: dir,
+    home: dir,
+  });
+}
+
 export interface TestServer {
   readonly url: string;
   readonly config: Config;
@@ -44,20 +64,7 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pksd-test-'));
   const port = await freePort();
-  const config = buildConfig({
-    flags: new Map(),
-    env: {
-      SVC_RAW_DIR: path.join(dir, 'raw'),
-      SVC_DATA_DIR: path.join(dir, 'data'),
-      SVC_DB_DATA_DIR: path.join(dir, 'pb_data'),
-      SVC_WIKI_DIR: path.join(dir, 'no-wiki'),
-      SVC_HTTP_ADDR: `127.0.0.1:${port}`,
-      SVC_LOG_LEVEL: 'debug',
-      ...env,
-    },
-    cwd: dir,
-    home: dir,
-  });
+  const config = testConfig(dir, { SVC_HTTP_ADDR: `127.0.0.1:${port}`, SVC_LOG_LEVEL: 'debug', ...env });
   const logs = new LogCapture();
   const server = await startServer(config, {
     logger: createLogger(config.logLevel, logs),

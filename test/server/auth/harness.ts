@@ -8,7 +8,7 @@ import { openIdentity, type Identity } from '../../../src/server/auth/identity.j
 import type { FetchLike } from '../../../src/server/auth/oauth.js';
 import { CredentialChain } from '../../../src/server/auth/system-pat.js';
 import type { User } from '../../../src/server/auth/users.js';
-import { buildConfig } from '../../../src/server/config/load.js';
+import { testConfig } from '../../support/server.js';
 import type { Config } from '../../../src/server/config/types.js';
 import { graphProbe, localDirProbe, wikiProbe } from '../../../src/server/health/probes.js';
 import { HealthService } from '../../../src/server/health/service.js';
@@ -39,21 +39,7 @@ export interface AuthHarness {
   close(): Promise<void>;
 }
 
-export function testConfig(dir: string, env: Record<string, string> = {}): Config {
-  return buildConfig({
-    flags: new Map(),
-    env: {
-      SVC_RAW_DIR: path.join(dir, 'raw'),
-      SVC_DATA_DIR: path.join(dir, 'data'),
-      SVC_DB_DATA_DIR: path.join(dir, 'pb_data'),
-      SVC_WIKI_DIR: path.join(dir, 'no-wiki'),
-      SVC_LOG_LEVEL: 'error',
-      ...env,
-    },
-    cwd: dir,
-    home: dir,
-  });
-}
+export { testConfig };
 
 /** The app with the identity module on a temp database, an injected clock, and `inject` instead of a socket. */
 export async function authHarness(
