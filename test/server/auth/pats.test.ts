@@ -1,4 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -137,6 +137,31 @@ describe('instance binding', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it("a copy of instance A's database on instance B does not make A's PATs valid there", async () => {
+    const dirA = mkdtempSync(path.join(os.tmpdir(), 'pksd-auth-a-'));
+    const dirB = mkdtempSync(path.join(os.tmpdir(), 'pksd-auth-b-'));
+    try {
+      const a = await authHarness({}, { dir: dirA });
+      const { user } = a.login('alice');
+      const pat = a.identity.pats.mint(user.id, { ...spec, scopes: ['wiki:read'] });
+      await a.close();
+      // B was set up from the same origin: its database is a copy of A's, but it has its own instance key.
+      mkdirSync(path.join(dirB, 'pb_data'), { recursive: true });
+      copyFileSync(path.join(dirA, 'pb_data', 'pksd.db'), path.join(dirB, 'pb_data', 'pksd.db'));
+      const b = await authHarness({}, { dir: dirB });
+      try {
+        expect(b.identity.pats.get(pat.id)).not.toBeNull();
+        const res = await b.inject({ method: 'GET', url: '/api/pages', headers: bearer(pat.plaintext) });
+        expect(res.statusCode).toBe(401);
+      } finally {
+        await b.close();
+      }
+    } finally {
+      rmSync(dirA, { recursive: true, force: true });
+      rmSync(dirB, { recursive: true, force: true });
     }
   });
 
