@@ -1,3 +1,4 @@
+import { rfc3339 } from '../../shared/time.js';
 import { VERSION } from '../../shared/version.js';
 import type { Check, Probe } from './probes.js';
 
@@ -18,10 +19,6 @@ export interface HealthBody {
 
 /** Field values an anonymous caller must not see (CONTRACT §8.1). */
 const REDACTED_FIELDS = ['endpoint', 'uri', 'database', 'dir', 'error'] as const;
-
-export function rfc3339(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
 
 async function withTimeout(probe: Probe, ms: number): Promise<Check> {
   let timer: NodeJS.Timeout | undefined;

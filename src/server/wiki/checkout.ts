@@ -4,6 +4,7 @@
  */
 import { execFile } from 'node:child_process';
 import { stat } from 'node:fs/promises';
+import { rfc3339 } from '../../shared/time.js';
 
 /** Per-command limits of CONTRACT §13.4. */
 export const STATUS_GIT_TIMEOUT_MS = 2_000;
@@ -123,10 +124,10 @@ export async function isDirty(dir: string, timeoutMs: number): Promise<boolean> 
   return result.stdout.trim() !== '';
 }
 
-/** RFC 3339 UTC with second precision. */
+/** A git date as RFC 3339 UTC with second precision; `null` when it does not parse. */
 export function utcSeconds(time: string): string | null {
   const d = new Date(time);
-  return Number.isNaN(d.getTime()) ? null : d.toISOString().replace(/\.\d{3}Z$/, 'Z');
+  return Number.isNaN(d.getTime()) ? null : rfc3339(d);
 }
 
 /** Local-only inspection of a wiki checkout (never contacts a remote). Throws when it is not a git work tree. */
