@@ -7,6 +7,7 @@
 import type { Logger } from 'pino';
 import { idFromStem, parsePreprintId, type VersionedPreprintId } from '../../shared/ids.js';
 import type { GraphClient } from '../graph/driver.js';
+import { SortedList } from './sorted-list.js';
 
 /** One row of `index/papers.parquet` (§4.1). */
 export interface IndexRow {
@@ -76,9 +77,10 @@ export interface IndexPersistence {
   reload(): Promise<IndexRow[] | null | 'unchanged'>;
   /**
    * Saves the rows with compare-and-swap; on a lost race merges the remote rows with `pending` and retries.
-   * Resolves to the rows now stored, or `'retry'` when every attempt lost (keep the rows dirty).
+   * Resolves to the rows now stored — `rows` itself when they were written without a merge — or `'retry'` when
+   * every attempt lost (keep the rows dirty).
    */
-  save(rows: readonly IndexRow[], pending: ReadonlyMap<string, RowMutation>): Promise<IndexRow[] | 'retry'>;
+  save(rows: readonly IndexRow[], pending: ReadonlyMap<string, RowMutation>): Promise<readonly IndexRow[] | 'retry'>;
 }
 
 export interface CatalogStats {
@@ -105,12 +107,51 @@ export function applyPending(
   pending: ReadonlyMap<string, RowMutation>,
   local: ReadonlyMap<string, IndexRow>,
 ): IndexRow[] {
-  const byId = new Map(rows.map((r) => [r.preprint_id, { ...r }]));
+  // Rows are never changed in place, so unmutated rows are shared rather than copied (2.6M rows on a reload).
+  if (pending.size === 0) return [...rows];
+  const byId = new Map(rows.map((r) => [r.preprint_id, r]));
   for (const [id, mutation] of pending) {
-    const base = byId.get(id) ?? (local.get(id) ? { ...local.get(id)! } : null);
+    const base = byId.get(id) ?? local.get(id) ?? null;
     if (base !== null) byId.set(id, { ...base, ...mutation, preprint_id: id });
   }
   return [...byId.values()];
+}
+
+interface Counters {
+  hasPdf: number;
+  hasMd: number;
+  hasJson: number;
+  needsParser: number;
+  images: number;
+}
+
+const zeroCounters = (): Counters => ({ hasPdf: 0, hasMd: 0, hasJson: 0, needsParser: 0, images: 0 });
+
+function needsParser(row: IndexRow): boolean {
+  return row.has_pdf === true && row.has_md !== true;
+}
+
+/** Adds (`sign` 1) or removes (`sign` -1) a row's contribution to the §4.3 counters. */
+function count(c: Counters, row: IndexRow, sign: 1 | -1): void {
+  if (row.has_pdf === true) c.hasPdf += sign;
+  if (row.has_md === true) c.hasMd += sign;
+  if (row.has_json === true) c.hasJson += sign;
+  if (needsParser(row)) c.needsParser += sign;
+  c.images += sign * (Number.isFinite(row.image_count) ? row.image_count : 0);
+}
+
+/** `pdf_uploaded_at` as a sort key: milliseconds, or -∞ for null (and invalid dates), so nulls sort last. */
+function uploadedKey(row: IndexRow): number {
+  const t = row.pdf_uploaded_at?.getTime();
+  return t === undefined || Number.isNaN(t) ? -Infinity : t;
+}
+
+/** The §9.2 order: `pdf_uploaded_at` descending with nulls last, then `preprint_id` ascending. */
+export function compareNeedsParser(a: IndexRow, b: IndexRow): number {
+  const ta = uploadedKey(a);
+  const tb = uploadedKey(b);
+  if (ta !== tb) return ta < tb ? 1 : -1;
+  return a.preprint_id < b.preprint_id ? -1 : a.preprint_id > b.preprint_id ? 1 : 0;
 }
 
 /** The in-memory metadata index with write-through, debounced CAS flushes and periodic reloads (§4.2). */
@@ -118,6 +159,10 @@ export class PaperIndex {
   private rows = new Map<string, IndexRow>();
   /** versionless id → versioned ids (for the graph write-through). */
   private byPaper = new Map<string, Set<string>>();
+  /** The §4.3 counters, kept exact on every row change (stats never scans). */
+  private counts: Counters = zeroCounters();
+  /** Rows with `has_pdf` and not `has_md`, in the §9.2 order (needs-parser never scans or sorts). */
+  private readonly candidates = new SortedList<IndexRow>(compareNeedsParser);
   private readonly pending = new Map<string, RowMutation>();
   private flushTimer: NodeJS.Timeout | null = null;
   private reloadTimer: NodeJS.Timeout | null = null;
@@ -149,15 +194,36 @@ export class PaperIndex {
   private replace(rows: readonly IndexRow[]): void {
     this.rows = new Map();
     this.byPaper = new Map();
-    for (const r of rows) this.put(r);
+    this.counts = zeroCounters();
+    const candidates: IndexRow[] = [];
+    for (const r of rows) {
+      const previous = this.rows.get(r.preprint_id);
+      if (previous) count(this.counts, previous, -1);
+      this.index(r);
+      count(this.counts, r, 1);
+    }
+    for (const r of this.rows.values()) if (needsParser(r)) candidates.push(r);
+    this.candidates.reset(candidates);
   }
 
-  private put(row: IndexRow): void {
+  private index(row: IndexRow): void {
     this.rows.set(row.preprint_id, row);
     const versionless = parsePreprintId(row.preprint_id)?.versionless ?? row.preprint_id;
     let ids = this.byPaper.get(versionless);
     if (!ids) this.byPaper.set(versionless, (ids = new Set()));
     ids.add(row.preprint_id);
+  }
+
+  /** Sets one row, updating the counters and the needs-parser order. Rows are never changed in place. */
+  private put(row: IndexRow): void {
+    const previous = this.rows.get(row.preprint_id);
+    if (previous) {
+      count(this.counts, previous, -1);
+      if (needsParser(previous)) this.candidates.remove(previous);
+    }
+    this.index(row);
+    count(this.counts, row, 1);
+    if (needsParser(row)) this.candidates.insert(row);
   }
 
   /** Initial load; a missing object is an empty, available index; an unreadable one is unavailable. */
@@ -256,28 +322,31 @@ export class PaperIndex {
 
   stats(): CatalogStats {
     if (!this.available) return { available: false };
-    let hasPdf = 0;
-    let hasMd = 0;
-    let hasJson = 0;
-    let needs = 0;
-    let images = 0;
-    for (const r of this.rows.values()) {
-      if (r.has_pdf) hasPdf++;
-      if (r.has_md) hasMd++;
-      if (r.has_json) hasJson++;
-      if (r.has_pdf && !r.has_md) needs++;
-      images += r.image_count ?? 0;
-    }
     return {
       available: true,
       total: this.rows.size,
-      has_pdf: hasPdf,
-      has_md: hasMd,
-      has_json: hasJson,
-      needs_parser: needs,
-      total_images: images,
+      has_pdf: this.counts.hasPdf,
+      has_md: this.counts.hasMd,
+      has_json: this.counts.hasJson,
+      needs_parser: this.counts.needsParser,
+      total_images: this.counts.images,
       loaded_at: this.loadedAt,
     };
+  }
+
+  /** Rows with `has_pdf` and not `has_md`, `pdf_uploaded_at` descending (nulls last), then `preprint_id` (§9.2). */
+  needsParser(): Iterable<IndexRow> {
+    return this.candidates;
+  }
+
+  get needsParserCount(): number {
+    return this.candidates.size;
+  }
+
+  /** Whether the row of `preprint_id` waits for a parser result (has a PDF, no markdown). */
+  isNeedsParser(preprintId: string): boolean {
+    const row = this.rows.get(preprintId);
+    return row !== undefined && needsParser(row);
   }
 
   get dirty(): boolean {
@@ -291,12 +360,16 @@ export class PaperIndex {
     return this.serial(async () => {
       if (this.pending.size === 0 || !this.available) return;
       const snapshot = new Map(this.pending);
-      const result = await persistence.save(this.all(), snapshot);
+      const written = this.all();
+      const result = await persistence.save(written, snapshot);
       if (result === 'retry') {
         this.logger.warn('metadata index flush lost the race 5 times; keeping rows dirty for the next tick');
         return;
       }
       for (const [id, m] of snapshot) if (this.pending.get(id) === m) this.pending.delete(id);
+      // Our own rows were stored as they are (no remote merge): memory already holds them plus any mutation that
+      // arrived during the save, so there is nothing to rebuild.
+      if (result === written) return;
       // Mutations that arrived during the save stay pending and are re-applied on top.
       this.replace(applyPending(result, this.pending, this.rows));
     });

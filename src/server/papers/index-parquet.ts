@@ -150,8 +150,11 @@ export class StoreIndexPersistence implements IndexPersistence {
     return rows;
   }
 
-  async save(rows: readonly IndexRow[], pending: ReadonlyMap<string, RowMutation>): Promise<IndexRow[] | 'retry'> {
-    let current: IndexRow[] = [...rows];
+  async save(
+    rows: readonly IndexRow[],
+    pending: ReadonlyMap<string, RowMutation>,
+  ): Promise<readonly IndexRow[] | 'retry'> {
+    let current: readonly IndexRow[] = rows;
     const local = new Map(rows.map((r) => [r.preprint_id, r]));
     for (let attempt = 1; attempt <= MAX_FLUSH_ATTEMPTS; attempt++) {
       const bytes = encodeIndex(current);

@@ -167,31 +167,23 @@ export class PaperService {
     return { ...s, loaded_at: s.loaded_at ? rfc3339(s.loaded_at) : null };
   }
 
-  /** `GET /api/papers/needs-parser` (§9.2). */
+  /**
+   * `GET /api/papers/needs-parser` (§9.2). The index keeps the candidates in order and counted, so a request costs
+   * O(limit + active claims), whatever the size of the index.
+   */
   async needsParser(limit: number, includeClaimed: boolean): Promise<Record<string, unknown>> {
     const index = this.catalog.index;
     if (!index.available) return { papers: [], returned: 0, total_unclaimed: 0, total_claimed: 0, available: false };
     const claims = await claimCall(() => this.claims.active(new Date()));
-    const candidates = index
-      .all()
-      .filter((r) => r.has_pdf && !r.has_md)
-      .sort((a, b) => {
-        const ta = a.pdf_uploaded_at?.getTime() ?? null;
-        const tb = b.pdf_uploaded_at?.getTime() ?? null;
-        if (ta !== tb) {
-          if (ta === null) return 1;
-          if (tb === null) return -1;
-          return tb - ta;
-        }
-        return a.preprint_id < b.preprint_id ? -1 : a.preprint_id > b.preprint_id ? 1 : 0;
-      });
     let totalClaimed = 0;
-    const listed: Record<string, unknown>[] = [];
-    for (const r of candidates) {
+    for (const id of claims.keys()) if (index.isNeedsParser(id)) totalClaimed++;
+    const total = index.needsParserCount;
+    const papers: Record<string, unknown>[] = [];
+    for (const r of index.needsParser()) {
+      if (papers.length >= limit) break;
       const claim = claims.get(r.preprint_id) ?? null;
-      if (claim) totalClaimed++;
       if (claim && !includeClaimed) continue;
-      listed.push({
+      papers.push({
         preprint_id: r.preprint_id,
         key: r.key,
         pdf_path: `pdf/${r.yymm}/${r.key}.pdf`,
@@ -201,11 +193,10 @@ export class PaperService {
         claim_requester: claim ? claim.requester : null,
       });
     }
-    const papers = listed.slice(0, limit);
     return {
       papers,
       returned: papers.length,
-      total_unclaimed: candidates.length - totalClaimed,
+      total_unclaimed: total - totalClaimed,
       total_claimed: totalClaimed,
       available: true,
     };

@@ -2,11 +2,12 @@
  * Streams an upload to `<SVC_DATA_DIR>/tmp/` while hashing it; the size cap is measured while streaming.
  * Nothing is ever buffered whole in memory.
  */
-import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rm, stat } from 'node:fs/promises';
+import { createHash } from 'node:crypto';
+import { mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { HttpError } from '../../shared/errors.js';
+import { ownedTempName, removeStaleTemps } from '../storage/temp-files.js';
 
 /** A staged upload on disk. `remove()` is idempotent and never throws. */
 export interface StagedFile {
@@ -29,23 +30,20 @@ export class SourceStreamError extends Error {
 
 const HEAD_BYTES = 8;
 const STALE_MS = 60 * 60 * 1000;
+const PREFIX = 'upload-';
+const WRITE_BATCH = 512 * 1024;
 
 export class Stager {
   constructor(readonly dir: string) {}
 
-  /** Creates the directory and removes leftovers of a crash (files older than 1 h). */
-  async start(): Promise<void> {
+  /**
+   * Creates the directory and removes leftovers of a crash: staged files whose owning process (named in the file
+   * name) is gone, and any staged file untouched for 1 h. Files of a live process sharing `SVC_DATA_DIR` (only
+   * `serve` holds `pksd.lock`, and on `SVC_DB_DATA_DIR`) are left alone. Resolves to the names removed.
+   */
+  async start(): Promise<string[]> {
     await mkdir(this.dir, { recursive: true });
-    const cutoff = Date.now() - STALE_MS;
-    for (const name of await readdir(this.dir)) {
-      if (!name.startsWith('upload-')) continue;
-      const p = path.join(this.dir, name);
-      try {
-        if ((await stat(p)).mtimeMs < cutoff) await rm(p, { force: true });
-      } catch {
-        // already gone
-      }
-    }
+    return removeStaleTemps(this.dir, { prefix: PREFIX, maxAgeMs: STALE_MS });
   }
 
   /**
@@ -55,7 +53,7 @@ export class Stager {
    */
   async stage(source: Readable, limit: number, label: string): Promise<StagedFile> {
     await mkdir(this.dir, { recursive: true });
-    const file = path.join(this.dir, `upload-${randomBytes(12).toString('hex')}`);
+    const file = path.join(this.dir, ownedTempName(PREFIX));
     const remove = async () => {
       await rm(file, { force: true }).catch(() => undefined);
     };
@@ -65,6 +63,16 @@ export class Stager {
     let size = 0;
     let over = false;
     const handle = await open(file, 'wx');
+    // Parser chunks are small (busboy: ≤ 64 KiB); writing them in batches saves most of the per-write cost.
+    let batch: Buffer[] = [];
+    let batchLen = 0;
+    const writeBatch = async () => {
+      if (batchLen === 0) return;
+      const bytes = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batchLen);
+      batch = [];
+      batchLen = 0;
+      await handle.write(bytes);
+    };
     try {
       try {
         for await (const chunk of source as AsyncIterable<Buffer>) {
@@ -79,8 +87,11 @@ export class Stager {
             headLen += Math.min(chunk.length, HEAD_BYTES - headLen);
           }
           hash.update(chunk);
-          await handle.write(chunk);
+          batch.push(chunk);
+          batchLen += chunk.length;
+          if (batchLen >= WRITE_BATCH) await writeBatch();
         }
+        if (!over) await writeBatch();
       } catch (err) {
         if (err instanceof HttpError) throw err;
         throw new SourceStreamError((err as Error).message, { cause: err });

@@ -11,6 +11,7 @@ import { copyFile, link, mkdir, open, readdir, readFile, rename, rm, stat, write
 import path from 'node:path';
 import { INDEX_BUCKET_KEY, routeKey, routeObjectKey } from './keys.js';
 import { KeyedMutex } from './keyed-mutex.js';
+import { ownedTempName, removeStaleTemps } from './temp-files.js';
 import {
   ObjectStoreError,
   type IndexObject,
@@ -64,22 +65,17 @@ export class LocalObjectStore implements ObjectStore {
     return path.join(this.root, TMP_DIR);
   }
 
+  /**
+   * Removes temp files older than 1 h (§3.5), and sooner those whose owning process (named in the file name) is
+   * gone: `pksd papers sync` and `storage prune` write here while the server runs, so live owners' files stay.
+   */
   async start(): Promise<void> {
     await mkdir(this.tmpDir, { recursive: true });
-    const cutoff = Date.now() - STALE_TEMP_MS;
-    for (const name of await readdir(this.tmpDir)) {
-      const p = path.join(this.tmpDir, name);
-      try {
-        const st = await stat(p);
-        if (st.mtimeMs < cutoff) await rm(p, { recursive: true, force: true });
-      } catch {
-        // raced with another cleanup or a writer finishing: nothing to do
-      }
-    }
+    await removeStaleTemps(this.tmpDir, { maxAgeMs: STALE_TEMP_MS });
   }
 
   private tempPath(): string {
-    return path.join(this.tmpDir, randomBytes(12).toString('hex'));
+    return path.join(this.tmpDir, ownedTempName());
   }
 
   /** Copies the body into `<raw>/.tmp/<random>`. */

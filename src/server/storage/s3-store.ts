@@ -92,7 +92,9 @@ function lowerKeys(metadata: Record<string, string> | undefined): Record<string,
 
 function bodyInput(body: ObjectBody): Pick<PutObjectCommandInput, 'Body' | 'ContentLength'> {
   if (Buffer.isBuffer(body)) return { Body: body, ContentLength: body.length };
-  return { Body: createReadStream(body.path), ContentLength: body.size };
+  // A file body streams (never buffered whole) with its known length, in 1 MiB reads (fewer, larger socket
+  // writes than the 64 KiB default).
+  return { Body: createReadStream(body.path, { highWaterMark: 1024 * 1024 }), ContentLength: body.size };
 }
 
 export class S3ObjectStore implements ObjectStore {
