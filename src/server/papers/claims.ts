@@ -9,6 +9,7 @@ import neo4j, { type Session, type Transaction } from 'neo4j-driver';
 import { parseVersionedId, type VersionedPreprintId } from '../../shared/ids.js';
 import type { GraphClient } from '../graph/driver.js';
 import { KeyedMutex } from '../storage/keyed-mutex.js';
+import { rfc3339 } from '../../shared/time.js';
 
 export const DEFAULT_TTL_SECONDS = 1800;
 export const MIN_TTL_SECONDS = 60;
@@ -72,7 +73,6 @@ export function newClaim(id: VersionedPreprintId, requester: string, ttlSeconds:
 }
 
 const isExpired = (c: Claim, now: Date) => c.expires_at.getTime() <= now.getTime();
-const iso = (d: Date) => d.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 // ------------------------------------------------------------------------------------------------------------
 // File backend
@@ -89,7 +89,7 @@ interface ClaimFile {
 }
 
 function toFile(c: Claim): ClaimFile {
-  return { ...c, created_at: iso(c.created_at), expires_at: iso(c.expires_at) };
+  return { ...c, created_at: rfc3339(c.created_at), expires_at: rfc3339(c.expires_at) };
 }
 
 function fromFile(f: ClaimFile): Claim | null {
@@ -333,7 +333,7 @@ export class GraphClaimStore implements ClaimStore {
            SET c._lock = coalesce(c._lock, 0) + 1
            WITH c
            RETURN ${CLAIM_RETURN}, (c.claim_id IS NOT NULL AND c.expires_at > datetime($now)) AS held`,
-        { preprint_id: id.id, now: iso(now) },
+        { preprint_id: id.id, now: rfc3339(now) },
       );
       const record = res.records[0];
       if (record && record.get('held') === true) {
@@ -348,8 +348,8 @@ export class GraphClaimStore implements ClaimStore {
           preprint_id: id.id,
           claim_id: candidate.claim_id,
           requester: candidate.requester,
-          created_at: iso(candidate.created_at),
-          expires_at: iso(candidate.expires_at),
+          created_at: rfc3339(candidate.created_at),
+          expires_at: rfc3339(candidate.expires_at),
           ttl_seconds: neo4j.int(candidate.ttl_seconds),
         },
       );
@@ -363,7 +363,7 @@ export class GraphClaimStore implements ClaimStore {
         `MATCH (c:ParserClaim {preprint_id: $preprint_id})
            SET c._lock = coalesce(c._lock, 0) + 1
            RETURN c.claim_id AS claim_id, (c.claim_id IS NOT NULL AND c.expires_at > datetime($now)) AS held`,
-        { preprint_id: id.id, now: iso(now) },
+        { preprint_id: id.id, now: rfc3339(now) },
       );
       const record = res.records[0];
       if (!record) return 'absent' as const;
@@ -383,7 +383,7 @@ export class GraphClaimStore implements ClaimStore {
     return this.tx('READ', async (tx) => {
       const res = await tx.run(
         `MATCH (c:ParserClaim) WHERE c.claim_id IS NOT NULL AND c.expires_at > datetime($now) RETURN ${CLAIM_RETURN}`,
-        { now: iso(now) },
+        { now: rfc3339(now) },
       );
       const out = new Map<string, Claim>();
       for (const r of res.records) {
@@ -399,7 +399,7 @@ export class GraphClaimStore implements ClaimStore {
       const res = await tx.run(
         `MATCH (c:ParserClaim) WHERE c.expires_at IS NULL OR c.expires_at <= datetime($now)
          WITH c, c.preprint_id AS id DELETE c RETURN count(id) AS n`,
-        { now: iso(now) },
+        { now: rfc3339(now) },
       );
       const n = res.records[0]?.get('n');
       return neo4j.isInt(n) ? (n as { toNumber(): number }).toNumber() : Number(n ?? 0);

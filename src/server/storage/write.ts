@@ -5,6 +5,7 @@
 import { HttpError } from '../../shared/errors.js';
 import { InvalidKeyError } from './keys.js';
 import { ObjectStoreError, type ObjectBody, type ObjectStore } from './object-store.js';
+import { rfc3339 } from '../../shared/time.js';
 
 export type WriteOutcome =
   | { readonly status: 'written'; readonly overwritten: boolean; readonly etag: string | null }
@@ -21,9 +22,7 @@ export interface WriteRequest {
   readonly now?: () => Date;
 }
 
-export function rfc3339(date: Date): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, 'Z');
-}
+export { rfc3339 };
 
 /** The stored `sha256` metadata, lower-cased, or `null` when absent or malformed. */
 export function storedSha256(metadata: Readonly<Record<string, string>>): string | null {
