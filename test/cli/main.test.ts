@@ -1,3 +1,5 @@
+import { execFileSync } from 'node:child_process';
+import path from 'node:path';
 import { describe, expect, it } from 'vitest';
 import { runPks } from '../../src/cli/main.js';
 
@@ -22,5 +24,14 @@ describe('pks skeleton', () => {
   });
   it('an unknown option is a usage error (2)', async () => {
     expect((await pks(['--bogus'])).code).toBe(2);
+  });
+});
+
+const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
+
+describe('bin/pks', () => {
+  it('runs the built client', () => {
+    const out = execFileSync(process.execPath, [path.join(REPO_ROOT, 'bin/pks'), '--version'], { encoding: 'utf8' });
+    expect(out).toMatch(/^pks version \d+\.\d+\.\d+\n$/);
   });
 });

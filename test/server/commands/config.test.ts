@@ -2,7 +2,7 @@ import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { SETTINGS } from '../../../src/server/config/settings.js';
+import { SETTINGS, flagName } from '../../../src/server/config/settings.js';
 import { pksd } from '../../support/cli.js';
 
 const SECRETS = {
@@ -52,6 +52,24 @@ describe('pksd config show', () => {
     expect(stdout).toContain('# SVC_OBJ_*: object store settings partly set');
     expect(stdout).toContain('# SVC_SYSTEM_PAT: must be at least 16 characters (got 5)');
     expect(stdout).not.toContain('short');
+  });
+});
+
+describe('setting flags', () => {
+  it('every setting except the IdP ones has a --kebab-case flag on every subcommand; IdP flags are refused', async () => {
+    for (const def of SETTINGS) {
+      const flag = flagName(def.env);
+      const value =
+        def.kind === 'bool' ? 'true' : def.kind === 'int' ? '7' : def.kind === 'url' ? 'https://x.example' : 'v';
+      const run = await pksd(['config', 'show', `${flag}=${value}`]);
+      if (def.envOnly) {
+        expect(run.code, def.env).toBe(2);
+        continue;
+      }
+      expect(run.code, def.env).toBe(0);
+      const line = run.stdout.split('\n').find((l) => l.startsWith(`${def.env}=`));
+      expect(line, def.env).toMatch(/# flag$/);
+    }
   });
 });
 
