@@ -1,6 +1,13 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
-import Fastify, { type FastifyBaseLogger, type FastifyError, type FastifyInstance, type RouteOptions } from 'fastify';
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyError,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  type RouteOptions,
+} from 'fastify';
 import FindMyWay from 'find-my-way';
 import type { Logger } from 'pino';
 import { HttpError } from '../shared/errors.js';
@@ -90,6 +97,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     }
   });
 
+  app.addHook('onRequest', userHeaderBinding(ctx.config.userHeader));
   app.addHook('onRequest', async (request, reply) => {
     if (request.url.startsWith('/api/')) {
       reply.header('X-Svc-Server-Version', VERSION);
@@ -100,6 +108,7 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   // count only requests that passed their guard (CONTRACT §7.7).
   app.addHook('preValidation', guardHook(ctx.credentials));
   app.addHook('preValidation', rateLimitClassHook(ctx.identity.limiter));
+  app.addHook('preValidation', auditBinding);
 
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {
@@ -147,6 +156,28 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   const { spaFallback } = await spaRoutes(app, ctx.webRoot);
 
   return app;
+}
+
+/** Adds bindings to every later log line of a request (including its `request completed` line). */
+function bindLog(request: FastifyRequest, reply: FastifyReply, bindings: Record<string, string>): void {
+  request.log = request.log.child(bindings);
+  reply.log = request.log;
+}
+
+/** The reverse proxy's user header, recorded as metadata on every request; it never authenticates. */
+function userHeaderBinding(userHeader: string | null) {
+  const header = userHeader?.toLowerCase() ?? null;
+  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+    const value = header ? request.headers[header] : undefined;
+    if (typeof value === 'string' && value !== '') bindLog(request, reply, { user_header: value });
+  };
+}
+
+/** The audit label of an authenticated request: `system-pat`, `pat` or `session`, and the user. */
+async function auditBinding(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+  const principal = request.principal;
+  if (!principal) return;
+  bindLog(request, reply, { auth: principal.source, ...(principal.userId ? { user_id: principal.userId } : {}) });
 }
 
 /** Maps Fastify's own errors to CONTRACT §0.2 bodies. */

@@ -272,3 +272,27 @@ describe('logs', () => {
     for (const value of Object.values(secrets)) expect(srv.logs.text).not.toContain(value);
   });
 });
+
+describe('audit labels', () => {
+  it('label request logs with the credential kind and the proxy user header, which never authenticates', async () => {
+    const pat = 'audit-test-system-pat-000001';
+    const srv = await startTestServer({ SVC_SYSTEM_PAT: pat, SVC_USER_HEADER: 'X-Forwarded-User' });
+    try {
+      const anonymous = await srv.fetch('/api/pages', { headers: { 'X-Forwarded-User': 'mallory' } });
+      expect(anonymous.status).toBe(401);
+      const res = await srv.fetch('/api/pages', {
+        headers: { Authorization: `Bearer ${pat}`, 'X-Forwarded-User': 'alice' },
+      });
+      expect(res.status).toBe(200);
+    } finally {
+      await srv.close();
+    }
+    const completed = srv.logs.lines
+      .map((l) => JSON.parse(l) as Record<string, unknown>)
+      .filter((l) => l['msg'] === 'request completed');
+    expect(completed.some((l) => l['auth'] === 'system-pat' && l['user_header'] === 'alice')).toBe(true);
+    const refused = completed.find((l) => l['user_header'] === 'mallory');
+    expect(refused).toMatchObject({ res: { statusCode: 401 } });
+    expect(refused?.['auth']).toBeUndefined();
+  });
+});
