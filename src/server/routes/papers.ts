@@ -21,9 +21,8 @@ import {
 declare module 'fastify' {
   interface FastifyContextConfig {
     /**
-     * RATE-LIMIT HOOK POINT: routes that count against the per-user write limit (SPEC Limits: "Other write
-     * endpoints 60 per minute per user") carry `rateLimitClass: 'write'`. The identity module's limiter
-     * (a preHandler running after the guard) keys off this; the papers routes build no limiter of their own.
+     * Routes that count against the per-user write limit (CONTRACT §7.7: 60 per minute per user) carry
+     * `rateLimitClass: 'write'`; the app's `rateLimitClassHook` (a preValidation hook after the guard) applies it.
      */
     rateLimitClass?: 'write';
   }
