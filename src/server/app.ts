@@ -116,6 +116,10 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
     }
     const { status, detail } = describeFrameworkError(error);
     if (status >= 500) request.log.error({ err: error }, 'request failed');
+    // The PocketBase-compatible routes answer every error in PocketBase's own shape (CONTRACT §0.2).
+    if (request.url.startsWith('/api/collections/')) {
+      return reply.code(status).send({ status, message: detail, data: {} });
+    }
     return reply.code(status).send({ detail });
   });
 
