@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { spawn } from 'node:child_process';
 import { freePort } from './free-port.js';
 
@@ -87,4 +88,22 @@ export async function startMoto(): Promise<MotoServer> {
   }
 
   return { endpoint, accessKeyId: 'testing', secretAccessKey: 'testing', region: 'us-east-1', stop };
+}
+
+/**
+ * Starts one moto server for the calling test file (in `beforeAll`) and stops it afterwards; returns a getter for
+ * use inside tests and hooks.
+ */
+export function useMoto(): () => MotoServer {
+  let server: MotoServer | undefined;
+  beforeAll(async () => {
+    server = await startMoto();
+  });
+  afterAll(async () => {
+    await server?.stop();
+  });
+  return () => {
+    if (!server) throw new Error('moto is not running (useMoto() getter called outside a test)');
+    return server;
+  };
 }

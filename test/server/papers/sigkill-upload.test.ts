@@ -8,11 +8,11 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import type { ObjectStoreConfig } from '../../../src/server/config/types.js';
 import { createS3Clients } from '../../../src/server/storage/s3-client.js';
 import { freePort } from '../../support/free-port.js';
-import { startMoto, type MotoServer } from '../../support/moto.js';
+import { useMoto } from '../../support/moto.js';
 import { spawnPksd, waitForOutput } from '../../support/server.js';
 import { motoBuckets, objectStoreEnv } from '../storage/backends.js';
 import { PAT } from './helpers.js';
@@ -21,13 +21,7 @@ const ID = '2501.00001v1';
 const KEY = 'pdf/2501/2501.00001v1.pdf';
 const BOUNDARY = '----pks-sigkill-test';
 
-let moto: MotoServer;
-beforeAll(async () => {
-  moto = await startMoto();
-});
-afterAll(async () => {
-  await moto?.stop();
-});
+const moto = useMoto();
 
 const children: ReturnType<typeof spawnPksd>[] = [];
 const dirs: string[] = [];
@@ -106,7 +100,7 @@ describe.each(['local', 's3'] as const)('SIGKILL mid-upload (%s backend, built b
     const base = await mkdtemp(path.join(os.tmpdir(), 'pksd-sigkill-'));
     dirs.push(base);
     const port = await freePort();
-    const s3 = backend === 's3' ? await motoBuckets(moto) : null;
+    const s3 = backend === 's3' ? await motoBuckets(moto()) : null;
     const env: Record<string, string> = {
       HOME: base,
       SVC_RAW_DIR: path.join(base, 'raw'),

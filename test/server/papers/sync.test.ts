@@ -6,29 +6,23 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PaperIndex } from '../../../src/server/papers/catalog.js';
 import { StoreIndexPersistence } from '../../../src/server/papers/index-parquet.js';
 import { writeObject } from '../../../src/server/storage/write.js';
 import { requireUploadId } from '../../../src/shared/ids.js';
 import { pksd } from '../../support/cli.js';
-import { startMoto, type MotoServer } from '../../support/moto.js';
+import { useMoto } from '../../support/moto.js';
 import { localFixture, objectStoreEnv, s3Fixture, type StoreFixture } from '../storage/backends.js';
 
 const sha = (b: string) => createHash('sha256').update(b).digest('hex');
 const quiet = pino({ level: 'silent' });
 
-let moto: MotoServer;
-beforeAll(async () => {
-  moto = await startMoto();
-});
-afterAll(async () => {
-  await moto?.stop();
-});
+const moto = useMoto();
 
 describe.each([
   ['local', () => localFixture()],
-  ['s3', () => s3Fixture(moto)],
+  ['s3', () => s3Fixture(moto())],
 ] as const)('pksd papers sync (%s)', (_name, make) => {
   let fx: StoreFixture;
   let dir: string;

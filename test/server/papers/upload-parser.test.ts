@@ -3,7 +3,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect } from '../../../src/server/storage/object-store.js';
-import { startMoto, type MotoServer } from '../../support/moto.js';
+import { useMoto } from '../../support/moto.js';
 import {
   AUTH,
   multipart,
@@ -17,13 +17,7 @@ import {
 } from './helpers.js';
 import { makeZip, type ZipEntrySpec } from './zip.js';
 
-let moto: MotoServer;
-beforeAll(async () => {
-  moto = await startMoto();
-});
-afterAll(async () => {
-  await moto?.stop();
-});
+const moto = useMoto();
 
 async function uploadZip(b: Backend, id: string, zip: Buffer, query = '', headers: Record<string, string> = {}) {
   const { body, contentType } = multipart([
@@ -60,7 +54,7 @@ async function paperObjects(b: Backend, id: string): Promise<string[]> {
 describe.each(['local', 's3'] as const)('upload-parser (%s backend)', (backendName) => {
   let b: Backend;
   beforeAll(async () => {
-    b = await startBackend(backendName, moto, { SVC_USER_HEADER: 'X-User' });
+    b = await startBackend(backendName, moto(), { SVC_USER_HEADER: 'X-User' });
   });
   afterAll(async () => {
     await b?.close();

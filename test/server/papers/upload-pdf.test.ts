@@ -3,7 +3,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { collect } from '../../../src/server/storage/object-store.js';
-import { startMoto, type MotoServer } from '../../support/moto.js';
+import { useMoto } from '../../support/moto.js';
 import {
   AUTH,
   multipart,
@@ -16,13 +16,7 @@ import {
   type Backend,
 } from './helpers.js';
 
-let moto: MotoServer;
-beforeAll(async () => {
-  moto = await startMoto();
-});
-afterAll(async () => {
-  await moto?.stop();
-});
+const moto = useMoto();
 
 let seq = 0;
 /** A fresh new-style id per test so tests on one server never interfere. */
@@ -31,7 +25,7 @@ const freshId = () => `2501.${String(10000 + ++seq).padStart(5, '0')}v1`;
 describe.each(['local', 's3'] as const)('upload-pdf (%s backend)', (backendName) => {
   let b: Backend;
   beforeAll(async () => {
-    b = await startBackend(backendName, moto, { SVC_USER_HEADER: 'X-Remote-User' });
+    b = await startBackend(backendName, moto(), { SVC_USER_HEADER: 'X-Remote-User' });
   });
   afterAll(async () => {
     await b?.close();

@@ -7,27 +7,21 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { buffer as readAll } from 'node:stream/consumers';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { InvalidKeyError } from '../../../src/server/storage/keys.js';
 import { collect, type ObjectStore } from '../../../src/server/storage/object-store.js';
 import { checkTarget, writeObject, type WriteOutcome } from '../../../src/server/storage/write.js';
-import { startMoto, type MotoServer } from '../../support/moto.js';
+import { useMoto } from '../../support/moto.js';
 import { localFixture, s3Fixture, type StoreFixture } from './backends.js';
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 const pdf = (text: string) => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`);
 
-let moto: MotoServer;
-beforeAll(async () => {
-  moto = await startMoto();
-});
-afterAll(async () => {
-  await moto?.stop();
-});
+const moto = useMoto();
 
 const backends: [string, () => Promise<StoreFixture>][] = [
   ['local', () => localFixture()],
-  ['s3', () => s3Fixture(moto, { listPageSize: 2 })],
+  ['s3', () => s3Fixture(moto(), { listPageSize: 2 })],
 ];
 
 describe.each(backends)('object store contract (%s)', (_name, make) => {

@@ -5,12 +5,12 @@ import { createHash } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { collect } from '../../../src/server/storage/object-store.js';
 import { formatAge, parseDuration, parseKind } from '../../../src/server/storage/prune.js';
 import { writeObject } from '../../../src/server/storage/write.js';
 import { pksd } from '../../support/cli.js';
-import { startMoto, type MotoServer } from '../../support/moto.js';
+import { useMoto } from '../../support/moto.js';
 import { localFixture, objectStoreEnv, s3Fixture, type StoreFixture } from './backends.js';
 
 const sha = (b: string) => createHash('sha256').update(b).digest('hex');
@@ -37,17 +37,11 @@ describe('durations and kinds', () => {
   });
 });
 
-let moto: MotoServer;
-beforeAll(async () => {
-  moto = await startMoto();
-});
-afterAll(async () => {
-  await moto?.stop();
-});
+const moto = useMoto();
 
 describe.each([
   ['local', () => localFixture()],
-  ['s3', () => s3Fixture(moto)],
+  ['s3', () => s3Fixture(moto())],
 ] as const)('pksd storage prune (%s)', (name, make) => {
   let fx: StoreFixture;
   let dir: string;
