@@ -12,7 +12,7 @@ import { checkTarget, storedSha256, writeObject, type WriteOutcome } from '../st
 import type { Catalog } from './catalog.js';
 import type { ClaimStore } from './claims.js';
 import type { StagedFile } from './staging.js';
-import { conflictError, shaMismatch, storeCall, type UploadResult } from './upload-pdf.js';
+import { checkStaged, conflictError, storeCall, type StagedRules, type UploadResult } from './upload-pdf.js';
 import { validateBundle, ZIP_LIMITS, type ZipLimits } from './zip-bundle.js';
 
 export const PARSER_ZIP_LIMIT = 209_715_200;
@@ -37,6 +37,12 @@ export interface UploadParserInput {
   readonly staged: StagedFile;
 }
 
+const ZIP_RULES: StagedRules = {
+  emptyDetail: 'parser_zip upload was empty',
+  magic: Buffer.from('PK'),
+  wrongMagicDetail: 'payload is not a zip archive (missing PK signature)',
+};
+
 /** User metadata values must be header-safe; anything outside printable ASCII is percent-encoded. */
 function metadataValue(value: string): string {
   return /^[\x20-\x7e]*$/.test(value) ? value : encodeURIComponent(value);
@@ -46,13 +52,7 @@ export async function uploadParser(deps: UploadParserDeps, input: UploadParserIn
   const { store, catalog } = deps;
   const { id, staged } = input;
   try {
-    if (staged.size === 0) throw new HttpError(400, 'parser_zip upload was empty');
-    if (!staged.head.subarray(0, 2).equals(Buffer.from('PK'))) {
-      throw new HttpError(400, 'payload is not a zip archive (missing PK signature)');
-    }
-    if (input.expectedSha256 !== null && input.expectedSha256 !== staged.sha256) {
-      throw shaMismatch(input.expectedSha256, staged.sha256);
-    }
+    checkStaged(staged, ZIP_RULES, input.expectedSha256);
     const pdf = await deps.findPdf(id);
     if (pdf === null) throw new HttpError(404, `${id.id} has no stored PDF; upload the PDF first (upload-pdf)`);
     const catalogPdfSha = storedSha256(pdf.metadata);

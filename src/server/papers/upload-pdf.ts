@@ -40,9 +40,32 @@ export function conflictError(path: string, existingSha256: string | null, newSh
   });
 }
 
-export function shaMismatch(expected: string, actual: string): HttpError {
-  return new HttpError(400, { detail: 'sha256 mismatch', expected_sha256: expected, actual_sha256: actual });
+/** What an upload kind requires of its staged bytes before anything is written (CONTRACT §9.3–9.4). */
+export interface StagedRules {
+  readonly emptyDetail: string;
+  readonly magic: Buffer;
+  readonly wrongMagicDetail: string;
 }
+
+/** Checks a staged upload: not empty, the kind's magic bytes, and the client's `expected_sha256` if given. */
+export function checkStaged(staged: StagedFile, rules: StagedRules, expectedSha256: string | null): void {
+  if (staged.size === 0) throw new HttpError(400, rules.emptyDetail);
+  if (!staged.head.subarray(0, rules.magic.length).equals(rules.magic))
+    throw new HttpError(400, rules.wrongMagicDetail);
+  if (expectedSha256 !== null && expectedSha256 !== staged.sha256) {
+    throw new HttpError(400, {
+      detail: 'sha256 mismatch',
+      expected_sha256: expectedSha256,
+      actual_sha256: staged.sha256,
+    });
+  }
+}
+
+const PDF_RULES: StagedRules = {
+  emptyDetail: 'pdf upload was empty',
+  magic: Buffer.from('%PDF-'),
+  wrongMagicDetail: 'uploaded file does not look like a PDF (missing %PDF- header)',
+};
 
 /** Runs a store call, mapping store failures to 500 `object store error: …`. */
 export async function storeCall<T>(fn: () => Promise<T>): Promise<T> {
@@ -56,13 +79,7 @@ export async function storeCall<T>(fn: () => Promise<T>): Promise<T> {
 export async function uploadPdf(store: ObjectStore, catalog: Catalog, input: UploadPdfInput): Promise<UploadResult> {
   const { id, staged } = input;
   try {
-    if (staged.size === 0) throw new HttpError(400, 'pdf upload was empty');
-    if (!staged.head.subarray(0, 5).equals(Buffer.from('%PDF-'))) {
-      throw new HttpError(400, 'uploaded file does not look like a PDF (missing %PDF- header)');
-    }
-    if (input.expectedSha256 !== null && input.expectedSha256 !== staged.sha256) {
-      throw shaMismatch(input.expectedSha256, staged.sha256);
-    }
+    checkStaged(staged, PDF_RULES, input.expectedSha256);
     const key = paperKeys(id).pdf;
     const outcome: WriteOutcome = await storeCall(() =>
       writeObject(
