@@ -186,19 +186,9 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async putIfAbsent(key: string, body: ObjectBody, options: PutOptions): Promise<PutResult | null> {
-    const { kind, bucketKey } = routeObjectKey(key);
+    const route = routeObjectKey(key);
     try {
-      const r = await this.client.send(
-        new PutObjectCommand({
-          Bucket: this.bucket(kind),
-          Key: bucketKey,
-          ...bodyInput(body),
-          ContentType: options.contentType,
-          Metadata: { ...options.metadata },
-          IfNoneMatch: '*',
-        }),
-      );
-      return { etag: r.ETag ?? null };
+      return await this.putObject(route, body, options, true);
     } catch (err) {
       if (isPreconditionFailure(err)) return null;
       throw wrap('put', key, err);
@@ -206,21 +196,32 @@ export class S3ObjectStore implements ObjectStore {
   }
 
   async put(key: string, body: ObjectBody, options: PutOptions): Promise<PutResult> {
-    const { kind, bucketKey } = routeObjectKey(key);
+    const route = routeObjectKey(key);
     try {
-      const r = await this.client.send(
-        new PutObjectCommand({
-          Bucket: this.bucket(kind),
-          Key: bucketKey,
-          ...bodyInput(body),
-          ContentType: options.contentType,
-          Metadata: { ...options.metadata },
-        }),
-      );
-      return { etag: r.ETag ?? null };
+      return await this.putObject(route, body, options, false);
     } catch (err) {
       throw wrap('put', key, err);
     }
+  }
+
+  /** One PutObject; `ifAbsent` adds `If-None-Match: *` (create only). */
+  private async putObject(
+    route: ReturnType<typeof routeObjectKey>,
+    body: ObjectBody,
+    options: PutOptions,
+    ifAbsent: boolean,
+  ): Promise<PutResult> {
+    const r = await this.client.send(
+      new PutObjectCommand({
+        Bucket: this.bucket(route.kind),
+        Key: route.bucketKey,
+        ...bodyInput(body),
+        ContentType: options.contentType,
+        Metadata: { ...options.metadata },
+        ...(ifAbsent ? { IfNoneMatch: '*' } : {}),
+      }),
+    );
+    return { etag: r.ETag ?? null };
   }
 
   async delete(key: string): Promise<void> {
