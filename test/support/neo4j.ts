@@ -3,6 +3,7 @@ import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { createGraphClient, type GraphClient } from '../../src/server/graph/driver.js';
 import { freePort } from './free-port.js';
 
 export interface Neo4jServer {
@@ -115,4 +116,15 @@ export async function startNeo4j(): Promise<Neo4jServer> {
   });
 
   return { boltUri, username: 'neo4j', password: 'neo4j-test-password', pid: child.pid ?? -1, stop };
+}
+
+/** A graph client of the server for this Neo4j, as `GRAPHDB_*` settings pointing at it would build. */
+export function graphClientFor(server: Pick<Neo4jServer, 'boltUri' | 'username' | 'password'>): GraphClient {
+  return createGraphClient({
+    uri: server.boltUri,
+    username: server.username,
+    password: server.password,
+    database: null,
+    queryTimeoutSeconds: null,
+  });
 }

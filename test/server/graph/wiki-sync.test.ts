@@ -4,11 +4,11 @@ import path from 'node:path';
 import neo4j from 'neo4j-driver';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureGraphSchema, GRAPH_SCHEMA_STATEMENTS } from '../../../src/server/graph/constraints.js';
-import { createGraphClient, type GraphClient } from '../../../src/server/graph/driver.js';
+import type { GraphClient } from '../../../src/server/graph/driver.js';
 import { planWikiGraph, syncWikiToGraph, type WikiSyncReport } from '../../../src/server/graph/wiki-sync.js';
 import { loadWiki } from '../../../src/wiki/index.js';
 import { pksd } from '../../support/cli.js';
-import { startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
+import { graphClientFor, startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
 import { REPO_ROOT } from '../../support/server.js';
 
 let neo: Neo4jServer;
@@ -114,13 +114,7 @@ const zeroCounters = {
 
 beforeAll(async () => {
   neo = await startNeo4j();
-  graph = createGraphClient({
-    uri: neo.boltUri,
-    username: neo.username,
-    password: neo.password,
-    database: null,
-    queryTimeoutSeconds: null,
-  });
+  graph = graphClientFor(neo);
   base = await mkdtemp(path.join(os.tmpdir(), 'pks-wiki-graph-'));
 });
 afterAll(async () => {

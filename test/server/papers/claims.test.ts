@@ -5,7 +5,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { createGraphClient, type GraphClient } from '../../../src/server/graph/driver.js';
+import type { GraphClient } from '../../../src/server/graph/driver.js';
 import {
   ClaimStoreUnavailableError,
   FileClaimStore,
@@ -14,7 +14,7 @@ import {
   type ClaimStore,
 } from '../../../src/server/papers/claims.js';
 import { requireUploadId } from '../../../src/shared/ids.js';
-import { startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
+import { graphClientFor, startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
 import { freePort } from '../../support/free-port.js';
 
 const T0 = new Date('2026-05-01T12:00:00.456Z');
@@ -24,13 +24,7 @@ let neo: Neo4jServer;
 let graph: GraphClient;
 beforeAll(async () => {
   neo = await startNeo4j();
-  graph = createGraphClient({
-    uri: neo.boltUri,
-    username: neo.username,
-    password: neo.password,
-    database: null,
-    queryTimeoutSeconds: null,
-  });
+  graph = graphClientFor(neo);
 });
 afterAll(async () => {
   await graph?.close();
@@ -180,13 +174,7 @@ describe('file backend format', () => {
 describe('graph backend unreachable', () => {
   it('every call fails with ClaimStoreUnavailableError', async () => {
     const port = await freePort();
-    const dead = createGraphClient({
-      uri: `bolt://127.0.0.1:${port}`,
-      username: 'neo4j',
-      password: 'x',
-      database: null,
-      queryTimeoutSeconds: null,
-    });
+    const dead = graphClientFor({ boltUri: `bolt://127.0.0.1:${port}`, username: 'neo4j', password: 'x' });
     try {
       const store = new GraphClaimStore(dead);
       const id = requireUploadId('2501.00010v1');
