@@ -1,9 +1,10 @@
 /**
  * A generated metadata index (CONTRACT §4.1) for the index benchmark: new-style ids over 0704..2512, mostly with a
- * PDF, ~40% with markdown (and images), per-object sha256 and ETags, timestamps over two years, a few nulls.
+ * PDF, ~40% with markdown (and images), per-object sha256 and ETags, timestamps over two years, a few nulls. Built
+ * straight into an `IndexTable` (no row objects), in `preprint_id` order.
  */
-import { randomBytes } from 'node:crypto';
-import type { IndexRow } from '../../src/server/papers/catalog.js';
+import { randomFillSync } from 'node:crypto';
+import { IndexTable } from '../../src/server/papers/index/table.js';
 
 function rng(seed: number): () => number {
   let a = seed >>> 0;
@@ -25,51 +26,45 @@ function shards(): string[] {
   return out;
 }
 
-const hex = (bytes: number) => randomBytes(bytes).toString('hex');
-
-export function generateRows(count: number, seed = 1): IndexRow[] {
+export function generateTable(count: number, seed = 1): IndexTable {
   const next = rng(seed);
   const yymms = shards();
   const perShard = Math.ceil(count / yymms.length);
   const start = Date.parse('2024-01-01T00:00:00Z');
   const span = 2 * 365 * 24 * 3600_000;
-  const rows: IndexRow[] = [];
+  const table = new IndexTable(count + 4096);
+  table.allocate(count);
+  for (const c of ['pdf_sha256', 'md_sha256', 'pdf_etag', 'md_etag'] as const) randomFillSync(table.hex[c].bytes);
   for (let i = 0; i < count; i++) {
-    const yymm = yymms[Math.floor(i / perShard)]!;
+    const yymm = table.intern(yymms[Math.floor(i / perShard)]!);
     const number = String((i % perShard) + 1).padStart(5, '0');
     const version = next() < 0.85 ? 1 : next() < 0.8 ? 2 : 3;
     const stem = `${yymm}.${number}v${version}`;
     const hasPdf = next() < 0.97;
     const hasMd = hasPdf && next() < 0.41;
     const images = hasMd ? Math.floor(next() * 25) : 0;
-    const pdfAt = hasPdf && next() < 0.98 ? new Date(start + Math.floor(next() * span)) : null;
-    const mdAt = hasMd ? new Date(start + Math.floor(next() * span)) : null;
-    rows.push({
-      preprint_id: stem,
-      key: stem,
-      yymm,
-      has_pdf: hasPdf,
-      has_md: hasMd,
-      has_json: false,
-      image_count: images,
-      pdf_size_bytes: hasPdf ? 100_000 + Math.floor(next() * 5_000_000) : null,
-      md_size_bytes: hasMd ? 10_000 + Math.floor(next() * 200_000) : null,
-      images_size_bytes: images > 0 ? images * 40_000 : null,
-      pdf_sha256: hasPdf ? hex(32) : null,
-      md_sha256: hasMd ? hex(32) : null,
-      pdf_etag: hasPdf ? `"${hex(16)}"` : null,
-      md_etag: hasMd ? `"${hex(16)}"` : null,
-      pdf_uploaded_at: pdfAt,
-      md_uploaded_at: mdAt,
-      images_uploaded_at: images > 0 ? mdAt : null,
-      updated_at: mdAt ?? pdfAt ?? new Date(start),
-      title: next() < 0.3 ? `A generated title about topic ${i % 1000}` : null,
-      authors: null,
-      categories: null,
-      doi: null,
-      openalex_id: null,
-      publication_date: null,
-    });
+    const pdfAt = hasPdf && next() < 0.98 ? start + Math.floor(next() * span) : NaN;
+    const mdAt = hasMd ? start + Math.floor(next() * span) : NaN;
+    table.ids[i] = stem;
+    table.text.key[i] = stem;
+    table.text.yymm[i] = yymm;
+    table.flags.has_pdf[i] = hasPdf ? 1 : 0;
+    table.flags.has_md[i] = hasMd ? 1 : 0;
+    table.imageCount[i] = images;
+    table.sizes.pdf_size_bytes[i] = hasPdf ? 100_000 + Math.floor(next() * 5_000_000) : NaN;
+    table.sizes.md_size_bytes[i] = hasMd ? 10_000 + Math.floor(next() * 200_000) : NaN;
+    table.sizes.images_size_bytes[i] = images > 0 ? images * 40_000 : NaN;
+    // Packed hex (random bytes above) where the object exists.
+    table.hex.pdf_sha256.state[i] = hasPdf ? 1 : 0;
+    table.hex.pdf_etag.state[i] = hasPdf ? 1 : 0;
+    table.hex.md_sha256.state[i] = hasMd ? 1 : 0;
+    table.hex.md_etag.state[i] = hasMd ? 1 : 0;
+    table.times.pdf_uploaded_at[i] = pdfAt;
+    table.times.md_uploaded_at[i] = mdAt;
+    table.times.images_uploaded_at[i] = images > 0 ? mdAt : NaN;
+    table.times.updated_at[i] = Number.isNaN(mdAt) ? (Number.isNaN(pdfAt) ? start : pdfAt) : mdAt;
+    table.text.title[i] = next() < 0.3 ? `A generated title about topic ${i % 1000}` : null;
   }
-  return rows;
+  table.indexRows();
+  return table;
 }

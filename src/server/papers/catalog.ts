@@ -7,80 +7,24 @@
 import type { Logger } from 'pino';
 import { idFromStem, parsePreprintId, type VersionedPreprintId } from '../../shared/ids.js';
 import type { GraphClient } from '../graph/driver.js';
+import { emptyRow, type IndexRow, type RowMutation } from './index/row.js';
+import { IndexTable } from './index/table.js';
 import { SortedList } from './sorted-list.js';
 
-/** One row of `index/papers.parquet` (§4.1). */
-export interface IndexRow {
-  preprint_id: string;
-  key: string;
-  yymm: string;
-  has_pdf: boolean;
-  has_md: boolean;
-  has_json: boolean;
-  image_count: number;
-  pdf_size_bytes: number | null;
-  md_size_bytes: number | null;
-  images_size_bytes: number | null;
-  pdf_sha256: string | null;
-  md_sha256: string | null;
-  pdf_etag: string | null;
-  md_etag: string | null;
-  pdf_uploaded_at: Date | null;
-  md_uploaded_at: Date | null;
-  images_uploaded_at: Date | null;
-  updated_at: Date;
-  title: string | null;
-  authors: string | null;
-  categories: string | null;
-  doi: string | null;
-  openalex_id: string | null;
-  publication_date: string | null;
-}
-
-/** A per-row set of column values (§4.2: the unit re-applied on top of a remote index after a 412). */
-export type RowMutation = Partial<Omit<IndexRow, 'preprint_id'>>;
-
-export function emptyRow(id: VersionedPreprintId, now: Date): IndexRow {
-  return {
-    preprint_id: id.id,
-    key: id.stem,
-    yymm: id.yymm,
-    has_pdf: false,
-    has_md: false,
-    has_json: false,
-    image_count: 0,
-    pdf_size_bytes: null,
-    md_size_bytes: null,
-    images_size_bytes: null,
-    pdf_sha256: null,
-    md_sha256: null,
-    pdf_etag: null,
-    md_etag: null,
-    pdf_uploaded_at: null,
-    md_uploaded_at: null,
-    images_uploaded_at: null,
-    updated_at: now,
-    title: null,
-    authors: null,
-    categories: id.category,
-    doi: null,
-    openalex_id: null,
-    publication_date: null,
-  };
-}
+export { emptyRow, IndexTable, type IndexRow, type RowMutation };
 
 /** Persistence of the index object (Parquet on the store); `null` persistence keeps the index in memory only. */
 export interface IndexPersistence {
-  /** Loads all rows; `null` when the object does not exist. Throws when it cannot be read. */
-  load(): Promise<IndexRow[] | null>;
-  /** Rows when the stored object changed since the last load/save, else `'unchanged'`. Throws when unreadable. */
-  reload(): Promise<IndexRow[] | null | 'unchanged'>;
+  /** Loads the table; `null` when the object does not exist. Throws when it cannot be read. */
+  load(): Promise<IndexTable | null>;
+  /** A table when the stored object changed since the last load/save, else `'unchanged'`. Throws when unreadable. */
+  reload(): Promise<IndexTable | null | 'unchanged'>;
   /**
-   * Saves the rows with compare-and-swap; on a lost race merges the remote rows with `pending` and retries.
-   * Resolves to the rows now stored — `rows` itself when they were written without a merge — or `'retry'` when
-   * every attempt lost (keep the rows dirty).
+   * Saves the table with compare-and-swap; on a lost race merges the remote rows with `pending` and retries.
+   * Resolves to `'stored'` when `table` itself was written, to the merged table now stored, or to `'retry'` when
+   * every attempt lost (keep the rows dirty). Writes made to `table` during the save are not included.
    */
-  save(rows: readonly IndexRow[], pending: ReadonlyMap<string, RowMutation>): Promise<readonly IndexRow[] | 'retry'>;
+  save(table: IndexTable, pending: ReadonlyMap<string, RowMutation>): Promise<'stored' | IndexTable | 'retry'>;
 }
 
 export interface CatalogStats {
@@ -101,20 +45,29 @@ export interface PaperIndexOptions {
   readonly reloadIntervalMs?: number;
 }
 
-/** Re-applies pending mutations on top of `rows` (local values win for the columns a mutation sets). */
+/**
+ * Re-applies pending mutations on top of `remote` (changed in place and returned): local values win for the
+ * columns a mutation sets; a row missing remotely is taken from `local` with the mutation on top.
+ */
 export function applyPending(
-  rows: readonly IndexRow[],
+  remote: IndexTable,
   pending: ReadonlyMap<string, RowMutation>,
-  local: ReadonlyMap<string, IndexRow>,
-): IndexRow[] {
-  // Rows are never changed in place, so unmutated rows are shared rather than copied (2.6M rows on a reload).
-  if (pending.size === 0) return [...rows];
-  const byId = new Map(rows.map((r) => [r.preprint_id, r]));
+  local: IndexTable,
+): IndexTable {
   for (const [id, mutation] of pending) {
-    const base = byId.get(id) ?? local.get(id) ?? null;
-    if (base !== null) byId.set(id, { ...base, ...mutation, preprint_id: id });
+    const i = remote.indexOf(id);
+    if (i !== undefined) {
+      remote.set(i, mutation);
+      continue;
+    }
+    const j = local.indexOf(id);
+    if (j !== undefined) remote.upsert({ ...local.row(j), ...definedOnly(mutation), preprint_id: id });
   }
-  return [...byId.values()];
+  return remote;
+}
+
+function definedOnly(m: RowMutation): RowMutation {
+  return Object.fromEntries(Object.entries(m).filter(([, v]) => v !== undefined)) as RowMutation;
 }
 
 interface Counters {
@@ -127,42 +80,13 @@ interface Counters {
 
 const zeroCounters = (): Counters => ({ hasPdf: 0, hasMd: 0, hasJson: 0, needsParser: 0, images: 0 });
 
-function needsParser(row: IndexRow): boolean {
-  return row.has_pdf === true && row.has_md !== true;
-}
-
-/** Adds (`sign` 1) or removes (`sign` -1) a row's contribution to the §4.3 counters. */
-function count(c: Counters, row: IndexRow, sign: 1 | -1): void {
-  if (row.has_pdf === true) c.hasPdf += sign;
-  if (row.has_md === true) c.hasMd += sign;
-  if (row.has_json === true) c.hasJson += sign;
-  if (needsParser(row)) c.needsParser += sign;
-  c.images += sign * (Number.isFinite(row.image_count) ? row.image_count : 0);
-}
-
-/** `pdf_uploaded_at` as a sort key: milliseconds, or -∞ for null (and invalid dates), so nulls sort last. */
-function uploadedKey(row: IndexRow): number {
-  const t = row.pdf_uploaded_at?.getTime();
-  return t === undefined || Number.isNaN(t) ? -Infinity : t;
-}
-
-/** The §9.2 order: `pdf_uploaded_at` descending with nulls last, then `preprint_id` ascending. */
-export function compareNeedsParser(a: IndexRow, b: IndexRow): number {
-  const ta = uploadedKey(a);
-  const tb = uploadedKey(b);
-  if (ta !== tb) return ta < tb ? 1 : -1;
-  return a.preprint_id < b.preprint_id ? -1 : a.preprint_id > b.preprint_id ? 1 : 0;
-}
-
 /** The in-memory metadata index with write-through, debounced CAS flushes and periodic reloads (§4.2). */
 export class PaperIndex {
-  private rows = new Map<string, IndexRow>();
-  /** versionless id → versioned ids (for the graph write-through). */
-  private byPaper = new Map<string, Set<string>>();
+  private table = new IndexTable();
   /** The §4.3 counters, kept exact on every row change (stats never scans). */
   private counts: Counters = zeroCounters();
-  /** Rows with `has_pdf` and not `has_md`, in the §9.2 order (needs-parser never scans or sorts). */
-  private readonly candidates = new SortedList<IndexRow>(compareNeedsParser);
+  /** Row numbers with `has_pdf` and not `has_md`, in the §9.2 order (needs-parser never scans or sorts). */
+  private readonly candidates = new SortedList<number>((a, b) => this.compareCandidates(a, b));
   private readonly pending = new Map<string, RowMutation>();
   private flushTimer: NodeJS.Timeout | null = null;
   private reloadTimer: NodeJS.Timeout | null = null;
@@ -191,39 +115,43 @@ export class PaperIndex {
     return run;
   }
 
-  private replace(rows: readonly IndexRow[]): void {
-    this.rows = new Map();
-    this.byPaper = new Map();
+  private isCandidate(i: number): boolean {
+    return this.table.flags.has_pdf[i] === 1 && this.table.flags.has_md[i] !== 1;
+  }
+
+  /** The §9.2 order: `pdf_uploaded_at` descending with nulls last, then `preprint_id` ascending. */
+  private compareCandidates(a: number, b: number): number {
+    const at = this.table.times.pdf_uploaded_at;
+    const ta = at[a]!;
+    const tb = at[b]!;
+    const na = Number.isNaN(ta);
+    const nb = Number.isNaN(tb);
+    if (na !== nb) return na ? 1 : -1;
+    if (!na && ta !== tb) return ta < tb ? 1 : -1;
+    const ia = this.table.ids[a]!;
+    const ib = this.table.ids[b]!;
+    return ia < ib ? -1 : ia > ib ? 1 : 0;
+  }
+
+  /** Adds (`sign` 1) or removes (`sign` -1) row `i`'s contribution to the §4.3 counters. */
+  private count(i: number, sign: 1 | -1): void {
+    const f = this.table.flags;
+    if (f.has_pdf[i] === 1) this.counts.hasPdf += sign;
+    if (f.has_md[i] === 1) this.counts.hasMd += sign;
+    if (f.has_json[i] === 1) this.counts.hasJson += sign;
+    if (this.isCandidate(i)) this.counts.needsParser += sign;
+    this.counts.images += sign * this.table.imageCount[i]!;
+  }
+
+  private replace(table: IndexTable): void {
+    this.table = table;
     this.counts = zeroCounters();
-    const candidates: IndexRow[] = [];
-    for (const r of rows) {
-      const previous = this.rows.get(r.preprint_id);
-      if (previous) count(this.counts, previous, -1);
-      this.index(r);
-      count(this.counts, r, 1);
+    const candidates: number[] = [];
+    for (let i = 0; i < table.length; i++) {
+      this.count(i, 1);
+      if (this.isCandidate(i)) candidates.push(i);
     }
-    for (const r of this.rows.values()) if (needsParser(r)) candidates.push(r);
     this.candidates.reset(candidates);
-  }
-
-  private index(row: IndexRow): void {
-    this.rows.set(row.preprint_id, row);
-    const versionless = parsePreprintId(row.preprint_id)?.versionless ?? row.preprint_id;
-    let ids = this.byPaper.get(versionless);
-    if (!ids) this.byPaper.set(versionless, (ids = new Set()));
-    ids.add(row.preprint_id);
-  }
-
-  /** Sets one row, updating the counters and the needs-parser order. Rows are never changed in place. */
-  private put(row: IndexRow): void {
-    const previous = this.rows.get(row.preprint_id);
-    if (previous) {
-      count(this.counts, previous, -1);
-      if (needsParser(previous)) this.candidates.remove(previous);
-    }
-    this.index(row);
-    count(this.counts, row, 1);
-    if (needsParser(row)) this.candidates.insert(row);
   }
 
   /** Initial load; a missing object is an empty, available index; an unreadable one is unavailable. */
@@ -235,13 +163,13 @@ export class PaperIndex {
         return;
       }
       try {
-        const rows = await this.persistence.load();
-        if (rows === null) {
+        const table = await this.persistence.load();
+        if (table === null) {
           this.logger.warn(
             'metadata index not found; starting empty (run `pksd papers sync --full --from-objects` to rebuild it)',
           );
         }
-        this.replace(applyPending(rows ?? [], this.pending, this.rows));
+        this.replace(applyPending(table ?? new IndexTable(), this.pending, this.table));
         this.available = true;
         this.loadedAt = new Date();
       } catch (err) {
@@ -259,7 +187,7 @@ export class PaperIndex {
       try {
         const result = await persistence.reload();
         if (result === 'unchanged') return;
-        this.replace(applyPending(result ?? [], this.pending, this.rows));
+        this.replace(applyPending(result ?? new IndexTable(), this.pending, this.table));
         this.loadedAt = new Date();
       } catch (err) {
         this.logger.warn({ err: (err as Error).message }, 'metadata index reload failed');
@@ -278,14 +206,27 @@ export class PaperIndex {
     this.reloadTimer.unref();
   }
 
+  /** Changes (or adds) one row, keeping the counters and the needs-parser order exact. */
   private applyMutation(preprintId: string, mutation: RowMutation): void {
-    let row = this.rows.get(preprintId);
-    if (!row) {
+    const i = this.table.indexOf(preprintId);
+    if (i === undefined) {
       const id = parsePreprintId(preprintId) ?? idFromStem(preprintId);
       if (id === null || id.version === null) return;
-      row = emptyRow(id as VersionedPreprintId, mutation.updated_at ?? new Date());
+      const row = {
+        ...emptyRow(id as VersionedPreprintId, mutation.updated_at ?? new Date()),
+        ...definedOnly(mutation),
+      };
+      const added = this.table.upsert(row);
+      this.count(added, 1);
+      if (this.isCandidate(added)) this.candidates.insert(added);
+      return;
     }
-    this.put({ ...row, ...mutation });
+    // Out of the order before the sort keys change.
+    this.count(i, -1);
+    if (this.isCandidate(i)) this.candidates.remove(i);
+    this.table.set(i, mutation);
+    this.count(i, 1);
+    if (this.isCandidate(i)) this.candidates.insert(i);
   }
 
   /** Write-through: updates the row now and records the mutation for the next flush. */
@@ -308,23 +249,29 @@ export class PaperIndex {
   }
 
   get(preprintId: string): IndexRow | undefined {
-    return this.rows.get(preprintId);
+    const i = this.table.indexOf(preprintId);
+    return i === undefined ? undefined : this.table.row(i);
   }
 
+  /** Every row as an object (O(rows): for tests and tools, not for request paths). */
   all(): IndexRow[] {
-    return [...this.rows.values()];
+    return [...this.table.rows()];
+  }
+
+  get size(): number {
+    return this.table.length;
   }
 
   /** Rows of every version of a paper (same versionless id). */
   versionsOf(versionless: string): IndexRow[] {
-    return [...(this.byPaper.get(versionless) ?? [])].flatMap((id) => this.rows.get(id) ?? []);
+    return this.table.versionsOf(versionless).map((i) => this.table.row(i));
   }
 
   stats(): CatalogStats {
     if (!this.available) return { available: false };
     return {
       available: true,
-      total: this.rows.size,
+      total: this.table.length,
       has_pdf: this.counts.hasPdf,
       has_md: this.counts.hasMd,
       has_json: this.counts.hasJson,
@@ -335,8 +282,9 @@ export class PaperIndex {
   }
 
   /** Rows with `has_pdf` and not `has_md`, `pdf_uploaded_at` descending (nulls last), then `preprint_id` (§9.2). */
-  needsParser(): Iterable<IndexRow> {
-    return this.candidates;
+  *needsParser(): IterableIterator<IndexRow> {
+    const table = this.table;
+    for (const i of this.candidates) yield table.row(i);
   }
 
   get needsParserCount(): number {
@@ -345,8 +293,8 @@ export class PaperIndex {
 
   /** Whether the row of `preprint_id` waits for a parser result (has a PDF, no markdown). */
   isNeedsParser(preprintId: string): boolean {
-    const row = this.rows.get(preprintId);
-    return row !== undefined && needsParser(row);
+    const i = this.table.indexOf(preprintId);
+    return i !== undefined && this.isCandidate(i);
   }
 
   get dirty(): boolean {
@@ -360,18 +308,17 @@ export class PaperIndex {
     return this.serial(async () => {
       if (this.pending.size === 0 || !this.available) return;
       const snapshot = new Map(this.pending);
-      const written = this.all();
-      const result = await persistence.save(written, snapshot);
+      const result = await persistence.save(this.table, snapshot);
       if (result === 'retry') {
         this.logger.warn('metadata index flush lost the race 5 times; keeping rows dirty for the next tick');
         return;
       }
       for (const [id, m] of snapshot) if (this.pending.get(id) === m) this.pending.delete(id);
-      // Our own rows were stored as they are (no remote merge): memory already holds them plus any mutation that
-      // arrived during the save, so there is nothing to rebuild.
-      if (result === written) return;
+      // Our own table was stored (no remote merge): memory already holds it plus any mutation that arrived during
+      // the save, so there is nothing to rebuild.
+      if (result === 'stored') return;
       // Mutations that arrived during the save stay pending and are re-applied on top.
-      this.replace(applyPending(result, this.pending, this.rows));
+      this.replace(applyPending(result, this.pending, this.table));
     });
   }
 

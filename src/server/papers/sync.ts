@@ -7,7 +7,7 @@ import { parseAssetKey, parsePreprintId, type AssetKind, type VersionedPreprintI
 import type { GraphClient } from '../graph/driver.js';
 import type { ListedObject, ObjectStore } from '../storage/object-store.js';
 import { storedSha256 } from '../storage/write.js';
-import { emptyRow, paperAssetProperties, type IndexRow, type RowMutation } from './catalog.js';
+import { emptyRow, IndexTable, paperAssetProperties, type IndexRow, type RowMutation } from './catalog.js';
 import { StoreIndexPersistence } from './index-parquet.js';
 
 export interface SyncOptions {
@@ -99,13 +99,18 @@ export async function syncFromObjects(store: ObjectStore, logger: Logger, option
   // 2. Rows (§4.4): sizes and LastModified from the listing; sha256 from the previous row when the ETag is
   // unchanged, else by HEAD (16 in parallel); metadata columns of previous rows preserved.
   const persistence = new StoreIndexPersistence(store, logger);
-  let previous: IndexRow[] = [];
+  let previous = new IndexTable();
   try {
-    previous = (await persistence.load()) ?? [];
+    previous = (await persistence.load()) ?? previous;
   } catch (err) {
     options.progress(`previous index unreadable (${(err as Error).message}); rebuilding without it`);
   }
-  const prevById = new Map(previous.map((r) => [r.preprint_id, r]));
+  const prevById = {
+    get: (id: string): IndexRow | undefined => {
+      const i = previous.indexOf(id);
+      return i === undefined ? undefined : previous.row(i);
+    },
+  };
   const heads: { p: PaperAssetsFound; slot: 'pdf' | 'md' }[] = [];
   const sha = new Map<string, string | null>(); // key → sha256
   for (const p of papers.values()) {
@@ -186,7 +191,7 @@ export async function syncFromObjects(store: ObjectStore, logger: Logger, option
   if (!options.dryRun) {
     options.progress(`writing the index (${rows.length} rows) …`);
     const pending = new Map<string, RowMutation>(rows.map((r) => [r.preprint_id, r]));
-    const result = await persistence.save(rows, pending);
+    const result = await persistence.save(IndexTable.fromRows(rows), pending);
     if (result === 'retry') throw new Error('the metadata index kept changing during the write; run the sync again');
   }
 

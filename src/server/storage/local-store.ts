@@ -6,7 +6,7 @@
  * single process); the content file is always the last thing to appear, so no torn object is ever visible.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { constants as fsConstants } from 'node:fs';
+import { createReadStream, constants as fsConstants } from 'node:fs';
 import { copyFile, link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { INDEX_BUCKET_KEY, routeKey, routeObjectKey } from './keys.js';
@@ -328,10 +328,27 @@ export class LocalObjectStore implements ObjectStore {
     return path.join(this.root, ...INDEX_BUCKET_KEY.split('/'));
   }
 
+  /**
+   * The index file's ETag is its sha256 (CONTRACT §4.2). Hashing a large index is costly, so the digest is kept
+   * with the file's identity (inode, size, mtime) and recomputed only when the file changed.
+   */
+  private indexDigest: { signature: string; etag: string } | null = null;
+
   async readIndex(): Promise<IndexObject | null> {
     try {
-      const bytes = await readFile(this.indexPath);
-      return { bytes, etag: sha256Hex(bytes) };
+      // Stat and read through one descriptor, so the signature belongs to exactly the bytes read (writes rename).
+      const handle = await open(this.indexPath, 'r');
+      let bytes: Buffer;
+      let signature: string;
+      try {
+        signature = fileSignature(await handle.stat());
+        bytes = await handle.readFile();
+      } finally {
+        await handle.close();
+      }
+      const etag = await sha256Chunked(bytes);
+      this.indexDigest = { signature, etag };
+      return { bytes, etag };
     } catch (err) {
       if (isCode(err, 'ENOENT')) return null;
       throw wrap('read', INDEX_BUCKET_KEY, err);
@@ -339,29 +356,68 @@ export class LocalObjectStore implements ObjectStore {
   }
 
   async indexEtag(): Promise<string | null> {
-    return (await this.readIndex())?.etag ?? null;
+    try {
+      return await this.currentIndexEtag();
+    } catch (err) {
+      throw wrap('read', INDEX_BUCKET_KEY, err);
+    }
   }
 
   async writeIndex(bytes: Buffer, expectedEtag: string | null): Promise<string | null> {
     try {
       return await this.mutex.run('\0index', async () => {
-        const current = await this.readIndex();
-        if ((current?.etag ?? null) !== expectedEtag) return null;
+        if ((await this.currentIndexEtag()) !== expectedEtag) return null;
         await mkdir(path.dirname(this.indexPath), { recursive: true });
         await mkdir(this.tmpDir, { recursive: true });
         const tmp = this.tempPath();
         await writeFile(tmp, bytes, { flag: 'wx' });
         await rename(tmp, this.indexPath);
-        return sha256Hex(bytes);
+        const etag = await sha256Chunked(bytes);
+        const signature = await this.indexSignature();
+        this.indexDigest = signature === null ? null : { signature, etag };
+        return etag;
       });
     } catch (err) {
       throw wrap('write', INDEX_BUCKET_KEY, err);
     }
   }
+
+  private async indexSignature(): Promise<string | null> {
+    try {
+      return fileSignature(await stat(this.indexPath));
+    } catch (err) {
+      if (isCode(err, 'ENOENT')) return null;
+      throw err;
+    }
+  }
+
+  /** The ETag of the index file as it is now, hashing (streamed) only when it changed since last seen. */
+  private async currentIndexEtag(): Promise<string | null> {
+    const signature = await this.indexSignature();
+    if (signature === null) return null;
+    if (this.indexDigest?.signature === signature) return this.indexDigest.etag;
+    const hash = createHash('sha256');
+    for await (const chunk of createReadStream(this.indexPath, { highWaterMark: HASH_CHUNK_BYTES })) {
+      hash.update(chunk as Buffer);
+    }
+    const etag = hash.digest('hex');
+    this.indexDigest = { signature, etag };
+    return etag;
+  }
 }
 
-function sha256Hex(bytes: Buffer): string {
-  return createHash('sha256').update(bytes).digest('hex');
+const HASH_CHUNK_BYTES = 4 * 1024 * 1024;
+
+const fileSignature = (st: { ino: number; size: number; mtimeMs: number }) => `${st.ino}:${st.size}:${st.mtimeMs}`;
+
+/** sha256 of a buffer in slices, yielding to the event loop between them (a large index must not stall requests). */
+async function sha256Chunked(bytes: Buffer): Promise<string> {
+  const hash = createHash('sha256');
+  for (let offset = 0; offset < bytes.length; offset += HASH_CHUNK_BYTES) {
+    hash.update(bytes.subarray(offset, offset + HASH_CHUNK_BYTES));
+    if (offset + HASH_CHUNK_BYTES < bytes.length) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return hash.digest('hex');
 }
 
 function localEtag(st: { size: number; mtimeMs: number; ino: number }): string {

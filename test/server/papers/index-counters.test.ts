@@ -7,6 +7,7 @@ import { describe, expect, it } from 'vitest';
 import {
   applyPending,
   emptyRow,
+  IndexTable,
   PaperIndex,
   type IndexPersistence,
   type IndexRow,
@@ -40,27 +41,27 @@ class MemoryPersistence implements IndexPersistence {
     this.version++;
   }
 
-  async load(): Promise<IndexRow[] | null> {
+  async load(): Promise<IndexTable | null> {
     this.seen = this.version;
-    return this.remote ? [...this.remote] : null;
+    return this.remote ? IndexTable.fromRows(this.remote) : null;
   }
 
-  async reload(): Promise<IndexRow[] | null | 'unchanged'> {
+  async reload(): Promise<IndexTable | null | 'unchanged'> {
     if (this.seen === this.version) return 'unchanged';
     this.seen = this.version;
-    return this.remote ? [...this.remote] : null;
+    return this.remote ? IndexTable.fromRows(this.remote) : null;
   }
 
-  async save(rows: readonly IndexRow[], pending: ReadonlyMap<string, RowMutation>) {
+  async save(table: IndexTable, pending: ReadonlyMap<string, RowMutation>) {
     if (this.seen !== this.version) {
-      const merged = applyPending(this.remote ?? [], pending, new Map(rows.map((r) => [r.preprint_id, r])));
-      this.setRemote(merged);
+      const merged = applyPending(IndexTable.fromRows(this.remote ?? []), pending, table);
+      this.setRemote([...merged.rows()]);
       this.seen = this.version;
       return merged;
     }
-    this.setRemote([...rows]);
+    this.setRemote([...table.rows()]);
     this.seen = this.version;
-    return rows;
+    return 'stored' as const;
   }
 }
 
