@@ -110,6 +110,15 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   app.addHook('preValidation', rateLimitClassHook(ctx.identity.limiter));
   app.addHook('preValidation', auditBinding);
 
+  // An empty body sent with a JSON content type counts as no body (the PocketBase SDK sends such POSTs); a
+  // non-empty body must be valid JSON (400 `parse body: …`), prototype poisoning included.
+  const parseJson = app.getDefaultJsonParser('error', 'error');
+  app.removeContentTypeParser('application/json');
+  app.addContentTypeParser('application/json', { parseAs: 'string' }, (request, body, done) => {
+    if (body === '') return done(null, undefined);
+    return parseJson(request, String(body), done);
+  });
+
   app.setErrorHandler((error: FastifyError | HttpError, request, reply) => {
     if (error instanceof HttpError) {
       return reply.code(error.status).headers(error.headers).send(error.body);

@@ -122,6 +122,24 @@ describe('PAT management routes', () => {
     expect(res.json().detail).toMatch(/^parse body: /);
   });
 
+  it('an empty JSON body counts as no body (validated as such), prototype poisoning is refused', async () => {
+    const empty = await h.inject({
+      method: 'POST',
+      url: '/api/pat',
+      headers: { ...bearer(session.token), 'content-type': 'application/json' },
+      payload: '',
+    });
+    expect(empty.statusCode).toBe(400);
+    expect(empty.json().detail).not.toMatch(/^parse body: /);
+    const poisoned = await h.inject({
+      method: 'POST',
+      url: '/api/pat',
+      headers: { ...bearer(session.token), 'content-type': 'application/json' },
+      payload: '{"name":"n","expires_in_days":1,"scopes":[],"__proto__":{"admin":true}}',
+    });
+    expect(poisoned.statusCode).toBe(400);
+  });
+
   it('DELETE /api/pat/{id} revokes the owner’s token; unknown or foreign → 404 token not found', async () => {
     const pat = (await create({ name: 'n', expires_in_days: 30, scopes: ['wiki:read'] })).json();
     const bob = h.login('bob');
