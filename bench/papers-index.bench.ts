@@ -1,5 +1,5 @@
 /**
- * Index benchmark (run: `npx vitest run --config bench/support/papers-vitest.config.ts index`).
+ * Index benchmark (run: `npx vitest run --config bench/support/vitest.config.ts index`).
  *
  * Generates a realistic 2.6M-row `index/papers.parquet` (CONTRACT §4.1) in a local raw dir, loads it through the
  * real catalog (`LocalObjectStore` → `StoreIndexPersistence` → `PaperIndex`) and times the service calls behind
@@ -67,7 +67,7 @@ function memoryClaims(claims: Map<string, Claim>): ClaimStore {
 test('stats and needs-parser on a 2.6M-row index', async () => {
   const heapLimit = v8.getHeapStatistics().heap_size_limit;
   if (heapLimit < 8 * 1024 * MiB) {
-    report(`skipped: heap limit ${mib(heapLimit)}; run with --config bench/support/papers-vitest.config.ts`);
+    report(`skipped: heap limit ${mib(heapLimit)}; run with --config bench/support/vitest.config.ts`);
     return;
   }
   const raw = path.join(base, 'raw');

@@ -1,5 +1,5 @@
 /**
- * Rebuild benchmark (run: `npx vitest run --config bench/support/papers-vitest.config.ts sync`).
+ * Rebuild benchmark (run: `npx vitest run --config bench/support/vitest.config.ts sync`).
  *
  * Fills moto buckets with a few thousand objects (PDFs, markdown, images with sha256 metadata), then times, in the
  * same run: a raw ListObjectsV2 listing of the three buckets, the index rebuild (`syncFromObjects`, what

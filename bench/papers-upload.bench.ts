@@ -1,5 +1,5 @@
 /**
- * Upload benchmark (run: `npm run build && npx vitest run --config bench/support/papers-vitest.config.ts upload`).
+ * Upload benchmark (run: `npm run build && npx vitest run --config bench/support/vitest.config.ts upload`).
  *
  * A 100 MiB PDF through `POST /api/papers/{id}/upload-pdf` of the built `bin/pksd` (child process, moto backend)
  * against a direct S3 PutObject of the same file to the same moto, same run, alternating, best of `ROUNDS` each.
