@@ -110,6 +110,27 @@ function fromFile(f: ClaimFile): Claim | null {
 export class FileClaimStore implements ClaimStore {
   readonly backend = 'file' as const;
   private readonly mutex = new KeyedMutex();
+  /**
+   * The claims on disk by stem, read once and then kept in step by this process's own writes: one server owns a
+   * data directory (CONTRACT §5.1), and needs-parser must not read every claim file on every request.
+   */
+  private held: Promise<Map<string, Claim>> | null = null;
+
+  /** The held claims, loaded from disk on first use; every mutation waits for it, so none is missed. */
+  private load(): Promise<Map<string, Claim>> {
+    this.held ??= this.all().then(
+      (entries) => {
+        const held = new Map<string, Claim>();
+        for (const { stem, claim } of entries) if (claim !== null) held.set(stem, claim);
+        return held;
+      },
+      (err: unknown) => {
+        this.held = null; // a failed read is retried by the next call
+        throw err;
+      },
+    );
+    return this.held;
+  }
 
   constructor(readonly dir: string) {}
 
@@ -129,6 +150,7 @@ export class FileClaimStore implements ClaimStore {
 
   async acquire(id: VersionedPreprintId, requester: string, ttlSeconds: number, now: Date): Promise<AcquireResult> {
     await mkdir(this.dir, { recursive: true });
+    const held = await this.load();
     return this.mutex.run(id.stem, async () => {
       const current = await this.read(id.stem);
       if (current !== null && !isExpired(current, now)) return { ok: false, existing: current };
@@ -149,26 +171,29 @@ export class FileClaimStore implements ClaimStore {
         await writeFile(tmp, text, { flag: 'wx' });
         await rename(tmp, this.file(id.stem));
       }
+      held.set(id.stem, claim);
       return { ok: true, claim };
     });
   }
 
   async release(id: VersionedPreprintId, claimId: string, now: Date): Promise<ReleaseResult> {
+    const held = await this.load();
     return this.mutex.run(id.stem, async () => {
       const current = await this.read(id.stem);
       if (current === null) return 'absent';
-      if (isExpired(current, now)) {
-        await rm(this.file(id.stem), { force: true });
-        return 'absent';
-      }
-      if (current.claim_id !== claimId) return 'mismatch';
+      if (current.claim_id !== claimId && !isExpired(current, now)) return 'mismatch';
       await rm(this.file(id.stem), { force: true });
-      return 'released';
+      held.delete(id.stem);
+      return isExpired(current, now) ? 'absent' : 'released';
     });
   }
 
   async clear(id: VersionedPreprintId): Promise<void> {
-    await this.mutex.run(id.stem, () => rm(this.file(id.stem), { force: true }));
+    const held = await this.load();
+    await this.mutex.run(id.stem, async () => {
+      await rm(this.file(id.stem), { force: true });
+      held.delete(id.stem);
+    });
   }
 
   private async all(): Promise<{ stem: string; claim: Claim | null }[]> {
@@ -190,18 +215,19 @@ export class FileClaimStore implements ClaimStore {
 
   async active(now: Date): Promise<Map<string, Claim>> {
     const out = new Map<string, Claim>();
-    for (const { claim } of await this.all())
-      if (claim !== null && !isExpired(claim, now)) out.set(claim.preprint_id, claim);
+    for (const claim of (await this.load()).values()) if (!isExpired(claim, now)) out.set(claim.preprint_id, claim);
     return out;
   }
 
   async purgeExpired(now: Date): Promise<number> {
+    const held = await this.load();
     let n = 0;
     for (const { stem } of await this.all()) {
       const removed = await this.mutex.run(stem, async () => {
         const c = await this.read(stem);
         if (c !== null && isExpired(c, now)) {
           await rm(this.file(stem), { force: true });
+          held.delete(stem);
           return true;
         }
         return false;
