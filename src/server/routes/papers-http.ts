@@ -84,7 +84,12 @@ export async function receiveFilePart(
   let stageError: unknown = null;
   let found = false;
   try {
-    const parts = request.parts({ limits: { fileSize: limit + 1, parts: 1000 } });
+    // Larger buffers mean fewer, bigger chunks through the parser and the stager (upload throughput).
+    const parts = request.parts({
+      limits: { fileSize: limit + 1, parts: 1000 },
+      highWaterMark: 1 << 20,
+      fileHwm: 1 << 20,
+    });
     for await (const part of parts) {
       if (part.type !== 'file') continue;
       if (part.fieldname !== field || found) {
