@@ -7,9 +7,13 @@ root=$PWD
 dev=${PKS_DEV_DIR:-$root/.cache/dev}
 say() { printf '%s\n' "$*" >&2; }
 
-if [ ! -d node_modules ] || [ package-lock.json -nt node_modules ]; then
+# Reinstall only when the lockfile's content changed (the same stamp as scripts/install-test-deps.sh).
+stamp=node_modules/.pks-lock.sha256
+want=$(sha256sum package-lock.json | cut -d' ' -f1)
+if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
   say "==> installing npm dependencies"
   npm ci --no-audit --no-fund
+  echo "$want" >"$stamp"
 fi
 if [ ! -f dist/server/main.js ] || [ -n "$(find src package.json -newer dist/server/main.js -print -quit)" ]; then
   say "==> building"
