@@ -4,7 +4,6 @@ import Fastify, {
   type FastifyBaseLogger,
   type FastifyError,
   type FastifyInstance,
-  type FastifyReply,
   type FastifyRequest,
   type RouteOptions,
 } from 'fastify';
@@ -173,26 +172,28 @@ export async function buildApp(ctx: AppContext): Promise<FastifyInstance> {
   return app;
 }
 
-/** Adds bindings to every later log line of a request (including its `request completed` line). */
-function bindLog(request: FastifyRequest, reply: FastifyReply, bindings: Record<string, string>): void {
-  request.log = request.log.child(bindings);
-  reply.log = request.log;
+/**
+ * Adds bindings to every later log line of a request (including its `request completed` line). The request
+ * logger is already a per-request child, so its bindings are set in place rather than by another child.
+ */
+function bindLog(request: FastifyRequest, bindings: Record<string, string>): void {
+  (request.log as FastifyBaseLogger & { setBindings(b: Record<string, string>): void }).setBindings(bindings);
 }
 
 /** The reverse proxy's user header, recorded as metadata on every request; it never authenticates. */
 function userHeaderBinding(userHeader: string | null) {
   const header = userHeader?.toLowerCase() ?? null;
-  return async (request: FastifyRequest, reply: FastifyReply): Promise<void> => {
+  return async (request: FastifyRequest): Promise<void> => {
     const value = header ? request.headers[header] : undefined;
-    if (typeof value === 'string' && value !== '') bindLog(request, reply, { user_header: value });
+    if (typeof value === 'string' && value !== '') bindLog(request, { user_header: value });
   };
 }
 
 /** The audit label of an authenticated request: `system-pat`, `pat` or `session`, and the user. */
-async function auditBinding(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+async function auditBinding(request: FastifyRequest): Promise<void> {
   const principal = request.principal;
   if (!principal) return;
-  bindLog(request, reply, { auth: principal.source, ...(principal.userId ? { user_id: principal.userId } : {}) });
+  bindLog(request, { auth: principal.source, ...(principal.userId ? { user_id: principal.userId } : {}) });
 }
 
 /** Maps Fastify's own errors to CONTRACT §0.2 bodies. */
