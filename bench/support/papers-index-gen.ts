@@ -5,17 +5,8 @@
  */
 import { randomFillSync } from 'node:crypto';
 import { IndexTable } from '../../src/server/papers/index/table.js';
+import { mulberry32 } from '../../test/support/random.js';
 
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Every shard from 0704 to 2512. */
 function shards(): string[] {
@@ -27,7 +18,7 @@ function shards(): string[] {
 }
 
 export function generateTable(count: number, seed = 1): IndexTable {
-  const next = rng(seed);
+  const next = mulberry32(seed);
   const yymms = shards();
   const perShard = Math.ceil(count / yymms.length);
   const start = Date.parse('2024-01-01T00:00:00Z');

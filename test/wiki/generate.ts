@@ -4,6 +4,7 @@
  */
 import { mkdir, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { mulberry32 } from '../support/random.js';
 
 export interface GenerateOptions {
   /** PRNG seed (default 1). */
@@ -41,17 +42,6 @@ const PREFIX: Record<string, string> = {
   framework: 'concept',
 };
 const STATUSES = ['draft', 'review', 'published'];
-
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Write `n` pages under `dir` (created if needed); returns their ids in creation order. */
 export async function generateWiki(dir: string, n: number, options: GenerateOptions = {}): Promise<GeneratedWiki> {

@@ -15,20 +15,10 @@ import {
 } from '../../../src/server/papers/catalog.js';
 import { SortedList } from '../../../src/server/papers/sorted-list.js';
 import { requireUploadId } from '../../../src/shared/ids.js';
+import { mulberry32 } from '../../support/random.js';
 
 const quiet = pino({ level: 'silent' });
 
-/** Deterministic PRNG (mulberry32). */
-function rng(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** An in-memory index object with ETag semantics (CAS on save, change detection on reload). */
 class MemoryPersistence implements IndexPersistence {
@@ -128,7 +118,7 @@ function randomRow(next: () => number, id: string): IndexRow {
 
 describe('PaperIndex counters and needs-parser order', () => {
   it('stay exact across write-throughs, reloads of a remotely changed index and merged flushes', async () => {
-    const next = rng(42);
+    const next = mulberry32(42);
     const persistence = new MemoryPersistence();
     persistence.setRemote(ids.slice(0, 30).map((id) => randomRow(next, id)));
     const index = new PaperIndex(quiet, persistence, { flushDelayMs: 3_600_000 });
@@ -178,7 +168,7 @@ describe('PaperIndex counters and needs-parser order', () => {
 
 describe('SortedList', () => {
   it('matches a sorted array under random inserts and removes across block splits', () => {
-    const next = rng(7);
+    const next = mulberry32(7);
     const list = new SortedList<number>((a, b) => a - b);
     const reference = new Set<number>();
     list.reset([5, 3, 1]);
