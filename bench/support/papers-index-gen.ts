@@ -7,7 +7,6 @@ import { randomFillSync } from 'node:crypto';
 import { IndexTable } from '../../src/server/papers/index/table.js';
 import { mulberry32 } from '../../test/support/random.js';
 
-
 /** Every shard from 0704 to 2512. */
 function shards(): string[] {
   const out: string[] = [];

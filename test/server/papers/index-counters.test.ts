@@ -19,7 +19,6 @@ import { mulberry32 } from '../../support/random.js';
 
 const quiet = pino({ level: 'silent' });
 
-
 /** An in-memory index object with ETag semantics (CAS on save, change detection on reload). */
 class MemoryPersistence implements IndexPersistence {
   remote: IndexRow[] | null = null;
