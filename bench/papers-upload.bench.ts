@@ -16,7 +16,7 @@ import type { ObjectStoreConfig } from '../src/server/config/types.js';
 import { createS3Clients, type S3Clients } from '../src/server/storage/s3-client.js';
 import { freePort } from '../test/support/free-port.js';
 import { startMoto, type MotoServer } from '../test/support/moto.js';
-import { spawnPksd, waitForOutput } from '../test/support/server.js';
+import { dirSettings, spawnPksd, waitForOutput } from '../test/support/server.js';
 import { motoBuckets, objectStoreEnv } from '../test/server/storage/backends.js';
 import {
   machine,
@@ -67,10 +67,7 @@ test('upload-pdf throughput vs direct PutObject, and server RSS growth', async (
     ['serve'],
     {
       HOME: base,
-      SVC_RAW_DIR: path.join(base, 'raw'),
-      SVC_DATA_DIR: path.join(base, 'data'),
-      SVC_DB_DATA_DIR: path.join(base, 'pb_data'),
-      SVC_WIKI_DIR: path.join(base, 'no-wiki'),
+      ...dirSettings(base),
       SVC_HTTP_ADDR: `127.0.0.1:${port}`,
       SVC_SYSTEM_PAT: PAT,
       ...objectStoreEnv(s3),

@@ -23,6 +23,16 @@ export class LogCapture extends Writable {
   }
 }
 
+/** Settings that put every directory of a pksd (assets, data, database, an absent wiki) inside `dir`. */
+export function dirSettings(dir: string): Record<string, string> {
+  return {
+    SVC_RAW_DIR: path.join(dir, 'raw'),
+    SVC_DATA_DIR: path.join(dir, 'data'),
+    SVC_DB_DATA_DIR: path.join(dir, 'pb_data'),
+    SVC_WIKI_DIR: path.join(dir, 'no-wiki'),
+  };
+}
+
 /**
  * A configuration whose directories are inside `dir` and which reads nothing from the real environment;
  * `env` is the settings environment, merged over those defaults.
@@ -31,10 +41,7 @@ export function testConfig(dir: string, env: Record<string, string> = {}): Confi
   return buildConfig({
     flags: new Map(),
     env: {
-      SVC_RAW_DIR: path.join(dir, 'raw'),
-      SVC_DATA_DIR: path.join(dir, 'data'),
-      SVC_DB_DATA_DIR: path.join(dir, 'pb_data'),
-      SVC_WIKI_DIR: path.join(dir, 'no-wiki'),
+      ...dirSettings(dir),
       SVC_LOG_LEVEL: 'error',
       ...env,
     },

@@ -13,7 +13,7 @@ import type { ObjectStoreConfig } from '../../../src/server/config/types.js';
 import { createS3Clients } from '../../../src/server/storage/s3-client.js';
 import { freePort } from '../../support/free-port.js';
 import { useMoto } from '../../support/moto.js';
-import { spawnPksd, waitForOutput } from '../../support/server.js';
+import { dirSettings, spawnPksd, waitForOutput } from '../../support/server.js';
 import { motoBuckets, objectStoreEnv } from '../storage/backends.js';
 import { PAT } from './helpers.js';
 
@@ -103,10 +103,7 @@ describe.each(['local', 's3'] as const)('SIGKILL mid-upload (%s backend, built b
     const s3 = backend === 's3' ? await motoBuckets(moto()) : null;
     const env: Record<string, string> = {
       HOME: base,
-      SVC_RAW_DIR: path.join(base, 'raw'),
-      SVC_DATA_DIR: path.join(base, 'data'),
-      SVC_DB_DATA_DIR: path.join(base, 'pb_data'),
-      SVC_WIKI_DIR: path.join(base, 'no-wiki'),
+      ...dirSettings(base),
       SVC_HTTP_ADDR: `127.0.0.1:${port}`,
       SVC_SYSTEM_PAT: PAT,
       ...(s3 ? objectStoreEnv(s3) : {}),
