@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Installs what the test suite needs: moto's S3 server, Debian's Chromium, the embedded Neo4j
+# Installs what the test suite needs: a Python virtual environment (moto, Schemathesis, qiskit), Debian's Chromium, the embedded Neo4j
 # launcher (test/support/neo4j) and the npm dependencies. Idempotent: each step runs only when
 # its result is missing or stale, so a second run does nothing and takes about a second.
 set -euo pipefail
@@ -12,11 +12,19 @@ log() { echo "install-test-deps: $*" >&2; }
 sudo=""
 if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null; then sudo="sudo"; fi
 
-# --- moto (S3 server for the real-server tests) ----------------------------------------------
-if ! python3 -c 'import moto.server' 2>/dev/null; then
-  log "installing moto[server] with $(command -v python3)"
-  python3 -m pip install --quiet 'moto[server]>=5.1' >&2
-  python3 -m moto.server --help >/dev/null || { log "python3 -m moto.server does not run"; exit 1; }
+# --- Python tools in a project-local virtual environment: moto (S3 server), Schemathesis (API fuzzing), ---
+# --- qiskit + qiskit-aer + qiskit-qasm3-import (the quantum tools' oracle). Reinstalled when the list changes. --
+venv="$root/.cache/venv"
+py_reqs="moto[server]>=5.1 schemathesis>=4.0 qiskit>=2.0 qiskit-aer>=0.17 qiskit-qasm3-import>=0.5"
+py_stamp="$venv/.pks-requirements"
+if [ ! -x "$venv/bin/python" ] || [ "$(cat "$py_stamp" 2>/dev/null)" != "$py_reqs" ]; then
+  log "creating the Python virtual environment $venv ($py_reqs)"
+  python3 -m venv "$venv"
+  # shellcheck disable=SC2086 # the list is word-split on purpose
+  "$venv/bin/python" -m pip install --quiet --disable-pip-version-check $py_reqs >&2
+  "$venv/bin/python" -c 'import moto.server, qiskit, qiskit_aer, qiskit_qasm3_import' ||
+    { log "the Python virtual environment is incomplete"; exit 1; }
+  echo "$py_reqs" >"$py_stamp"
 fi
 
 # --- Chromium (browser tests) -----------------------------------------------------------------

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll } from 'vitest';
 import { spawn } from 'node:child_process';
 import { freePort } from './free-port.js';
+import { VENV_PYTHON } from './python.js';
 
 export interface MotoServer {
   /** e.g. http://127.0.0.1:40123; use with `forcePathStyle: true`. */
@@ -11,7 +12,7 @@ export interface MotoServer {
   stop(): Promise<void>;
 }
 
-// `python3 -m moto.server`, plus a watchdog that exits when stdin closes, so the server dies with the test
+// `python -m moto.server` (the project venv), plus a watchdog that exits when stdin closes, so the server dies with the test
 // process even when that one is killed without running its exit handlers.
 const MOTO_MAIN = `
 import os, sys, threading
@@ -29,7 +30,7 @@ const OUTPUT_TAIL_CHARS = 16_000;
 export async function startMoto(): Promise<MotoServer> {
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;
-  const child = spawn('python3', ['-c', MOTO_MAIN, '-H', '127.0.0.1', '-p', String(port)], {
+  const child = spawn(VENV_PYTHON, ['-c', MOTO_MAIN, '-H', '127.0.0.1', '-p', String(port)], {
     stdio: ['pipe', 'pipe', 'pipe'], // stdin stays open: its EOF tells the server to exit
     env: { ...process.env, PYTHONUNBUFFERED: '1' },
   });
