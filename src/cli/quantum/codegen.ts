@@ -1,0 +1,86 @@
+/** `pks codegen <ir.json>` (CONTRACT §17.4). */
+import {
+  circuitDepth,
+  gateCount,
+  generateCode,
+  parseQuantumIR,
+  type Backend,
+  type QuantumIR,
+} from '../../quantum/index.js';
+import {
+  EXIT_FAILURE,
+  EXIT_OK,
+  messageOf,
+  parseChoiceFlag,
+  readTextFile,
+  writeText,
+  type QuantumIO,
+} from './common.js';
+
+export const CODEGEN_BACKENDS: readonly Backend[] = ['qiskit', 'qpanda', 'qasm2', 'qasm3'];
+
+export interface CodegenOptions {
+  readonly input: string;
+  readonly backend: Backend;
+  readonly output: string | undefined;
+  readonly description: string | undefined;
+}
+
+export function parseCodegenOptions(input: string, o: Record<string, unknown>): CodegenOptions {
+  return {
+    input,
+    backend: parseChoiceFlag('--backend', o.backend ?? 'qiskit', CODEGEN_BACKENDS),
+    output: typeof o.output === 'string' ? o.output : undefined,
+    description: typeof o.description === 'string' ? o.description : undefined,
+  };
+}
+
+export async function runCodegen(
+  options: CodegenOptions,
+  io: QuantumIO,
+  deps: { now?: () => Date } = {},
+): Promise<number> {
+  const file = await readTextFile(options.input);
+  if (!file.ok) {
+    io.stderr(
+      file.reason === 'missing'
+        ? `Error: Input file not found: ${options.input}\n`
+        : `Error: Input path is not a file: ${options.input}\n`,
+    );
+    return EXIT_FAILURE;
+  }
+  let ir: QuantumIR;
+  try {
+    ir = parseQuantumIR(file.text, { allowBareCircuit: true });
+  } catch (err) {
+    io.stderr(`Error loading Quantum IR: ${messageOf(err)}\n`);
+    return EXIT_FAILURE;
+  }
+  let code: string;
+  try {
+    code = generateCode(ir, options.backend, {
+      now: deps.now?.() ?? new Date(),
+      ...(options.description === undefined ? {} : { description: options.description }),
+    });
+  } catch (err) {
+    io.stderr(`Error generating code: ${messageOf(err)}\n`);
+    return EXIT_FAILURE;
+  }
+  if (options.output === undefined) {
+    io.stdout(code);
+    return EXIT_OK;
+  }
+  await writeText(options.output, code);
+  io.stdout(
+    [
+      `Generated code saved to: ${options.output}`,
+      `  Backend: ${options.backend}`,
+      `  Algorithm: ${ir.algorithm_id}`,
+      `  Qubits: ${ir.circuit.num_qubits}`,
+      `  Gates: ${gateCount(ir.circuit)}`,
+      `  Depth: ${circuitDepth(ir.circuit)}`,
+      '',
+    ].join('\n'),
+  );
+  return EXIT_OK;
+}

@@ -1,0 +1,63 @@
+/** Pieces shared by the quantum commands: their I/O, option parsing and file helpers. */
+import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
+import path from 'node:path';
+
+/** What a quantum command writes to; tests collect the text. */
+export interface QuantumIO {
+  stdout(text: string): void;
+  stderr(text: string): void;
+}
+
+/** A bad flag value found before any I/O: `Error: <message>`, exit 2. */
+export class QuantumUsageError extends Error {
+  override readonly name = 'QuantumUsageError';
+}
+
+export const EXIT_OK = 0;
+export const EXIT_FAILURE = 1;
+export const EXIT_USAGE = 2;
+
+export function parseIntFlag(flag: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
+  const text = String(value).trim();
+  if (!/^[+-]?\d+$/.test(text)) throw new QuantumUsageError(`${flag} must be an integer, got '${String(value)}'`);
+  const n = Number(text);
+  if (n < min || n > max)
+    throw new QuantumUsageError(
+      `${flag} must be ${max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `in ${min}..${max}`}, got '${String(value)}'`,
+    );
+  return n;
+}
+
+export function parseNumberFlag(flag: string, value: unknown, min = -Infinity): number {
+  const text = String(value).trim();
+  const n = text === '' ? Number.NaN : Number(text);
+  if (!Number.isFinite(n)) throw new QuantumUsageError(`${flag} must be a number, got '${String(value)}'`);
+  if (n < min) throw new QuantumUsageError(`${flag} must be at least ${min}, got '${String(value)}'`);
+  return n;
+}
+
+export function parseChoiceFlag<T extends string>(flag: string, value: unknown, choices: readonly T[]): T {
+  const text = String(value);
+  if (!(choices as readonly string[]).includes(text))
+    throw new QuantumUsageError(`${flag} must be one of ${choices.join(', ')}, got '${text}'`);
+  return text as T;
+}
+
+/** Writes `text` to `file`, creating missing parent directories. */
+export async function writeText(file: string, text: string): Promise<void> {
+  await mkdir(path.dirname(path.resolve(file)), { recursive: true });
+  await writeFile(file, text);
+}
+
+export type ReadOutcome = { ok: true; text: string } | { ok: false; reason: 'missing' | 'not_a_file' };
+
+export async function readTextFile(file: string): Promise<ReadOutcome> {
+  try {
+    if (!(await stat(file)).isFile()) return { ok: false, reason: 'not_a_file' };
+  } catch {
+    return { ok: false, reason: 'missing' };
+  }
+  return { ok: true, text: await readFile(file, 'utf8') };
+}
+
+export const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -1,0 +1,112 @@
+/** `pks estimator [circuit.json]` (CONTRACT §17.6). */
+import {
+  circuitDepth,
+  demoCircuit,
+  estimateResources,
+  gateCount,
+  loadQuantumIR,
+  parseHardwareParams,
+  parseQuantumIR,
+  renderEstimateJson,
+  renderEstimateMarkdown,
+  type HardwareParams,
+  type QuantumIR,
+} from '../../quantum/index.js';
+import {
+  EXIT_FAILURE,
+  EXIT_OK,
+  messageOf,
+  parseChoiceFlag,
+  QuantumUsageError,
+  readTextFile,
+  writeText,
+  type QuantumIO,
+} from './common.js';
+
+export interface EstimatorOptions {
+  readonly input: string | undefined;
+  readonly demo: boolean;
+  readonly format: 'markdown' | 'json' | 'both';
+  readonly output: string | undefined;
+  /** The raw `--hardware-params` text (parsed in the run: its errors exit 1, CONTRACT §17.6). */
+  readonly hardwareParams: string | undefined;
+  readonly algorithmName: string | undefined;
+  readonly quiet: boolean;
+}
+
+export function parseEstimatorOptions(input: string | undefined, o: Record<string, unknown>): EstimatorOptions {
+  const demo = o.demo === true;
+  if (input === undefined && !demo) throw new QuantumUsageError('a circuit file or --demo is required');
+  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
+  return {
+    input,
+    demo,
+    format: parseChoiceFlag('--format', o.format ?? 'markdown', ['markdown', 'json', 'both'] as const),
+    output: str(o.output),
+    hardwareParams: str(o.hardwareParams),
+    algorithmName: str(o.algorithmName),
+    quiet: o.quiet === true,
+  };
+}
+
+/** `PATH` with its extension replaced by `ext` (`report.txt` → `report.md`). */
+export function withExtension(file: string, ext: string): string {
+  const base = file.replace(/\.[^./\\]*$/, '');
+  return `${base}${ext}`;
+}
+
+export async function runEstimator(
+  options: EstimatorOptions,
+  io: QuantumIO,
+  deps: { now?: () => Date } = {},
+): Promise<number> {
+  let hardware: HardwareParams | undefined;
+  if (options.hardwareParams !== undefined) {
+    try {
+      hardware = parseHardwareParams(options.hardwareParams);
+    } catch (err) {
+      io.stderr(`Error: ${messageOf(err)}\n`);
+      return EXIT_FAILURE;
+    }
+  }
+  let ir: QuantumIR;
+  if (options.input !== undefined) {
+    const file = await readTextFile(options.input);
+    if (!file.ok) {
+      io.stderr(
+        file.reason === 'missing'
+          ? `Error: Circuit file not found: ${options.input}\n`
+          : `Error: Circuit path is not a file: ${options.input}\n`,
+      );
+      return EXIT_FAILURE;
+    }
+    try {
+      ir = parseQuantumIR(file.text, { allowBareCircuit: true });
+    } catch (err) {
+      io.stderr(`Error: ${messageOf(err)}\n`);
+      return EXIT_FAILURE;
+    }
+  } else {
+    ir = loadQuantumIR({ algorithm_id: 'bell_state_demo', circuit: demoCircuit() });
+  }
+  const report = estimateResources(ir, {
+    ...(options.algorithmName === undefined ? {} : { algorithmName: options.algorithmName }),
+    ...(hardware === undefined ? {} : { hardware }),
+    now: deps.now?.() ?? new Date(),
+  });
+  const outputs: [string, string][] = [];
+  if (options.format !== 'json') outputs.push(['.md', renderEstimateMarkdown(report)]);
+  if (options.format !== 'markdown') outputs.push(['.json', renderEstimateJson(report)]);
+  if (options.output === undefined) io.stdout(outputs.map(([, text]) => text).join('\n'));
+  else
+    for (const [ext, text] of outputs) {
+      const file = withExtension(options.output, ext);
+      await writeText(file, text);
+      if (!options.quiet) io.stdout(`Report saved to: ${file}\n`);
+    }
+  if (!options.quiet && options.output === undefined)
+    io.stderr(
+      `Summary: ${gateCount(ir.circuit)} gates, ${circuitDepth(ir.circuit)} depth, ${ir.circuit.num_qubits} qubits\n`,
+    );
+  return EXIT_OK;
+}

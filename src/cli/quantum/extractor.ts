@@ -1,0 +1,111 @@
+/** `pks extractor <preprint_id>` (CONTRACT §17.7). */
+import { stringify as toYaml } from 'yaml';
+import { parsePreprintId } from '../../shared/ids.js';
+import {
+  DEFAULT_BASE_URLS,
+  DEFAULT_MODELS,
+  LLM_PROVIDERS,
+  createLlmClient,
+  extractAlgorithm,
+  paperMarkdown,
+  type LlmProvider,
+  type MarkdownFetcher,
+} from '../../quantum/index.js';
+import {
+  EXIT_FAILURE,
+  EXIT_OK,
+  messageOf,
+  parseChoiceFlag,
+  QuantumUsageError,
+  writeText,
+  type QuantumIO,
+} from './common.js';
+
+export interface ExtractorOptions {
+  readonly preprintId: string;
+  readonly provider: LlmProvider;
+  readonly model: string;
+  readonly output: string | undefined;
+  readonly papersDir: string;
+  readonly verbose: boolean;
+}
+
+/** What the extractor takes from the configuration (`config.yaml`, CONTRACT §16.1) and the rest of `pks`. */
+export interface ExtractorDeps {
+  readonly openaiApiKey: string | undefined;
+  readonly anthropicApiKey: string | undefined;
+  /** Default `https://api.openai.com/v1`. */
+  readonly openaiBaseUrl?: string;
+  /** Default `https://api.anthropic.com`. */
+  readonly anthropicBaseUrl?: string;
+  /** The `pks paper get markdown` flow; absent = local files only. */
+  readonly fetchMarkdown?: MarkdownFetcher;
+  /** Waits between LLM retries (tests record them instead of sleeping). */
+  readonly sleep?: (ms: number) => Promise<void>;
+  readonly now?: () => Date;
+}
+
+export function parseExtractorOptions(preprintId: string, o: Record<string, unknown>): ExtractorOptions {
+  if (parsePreprintId(preprintId) === null) throw new QuantumUsageError(`invalid preprint id: "${preprintId}"`);
+  const provider = parseChoiceFlag('--llm-provider', o.llmProvider ?? 'openai', LLM_PROVIDERS);
+  return {
+    preprintId: preprintId.trim(),
+    provider,
+    model: typeof o.model === 'string' && o.model.trim() !== '' ? o.model : DEFAULT_MODELS[provider],
+    output: typeof o.output === 'string' ? o.output : undefined,
+    papersDir: typeof o.papersDir === 'string' ? o.papersDir : './papers',
+    verbose: o.verbose === true,
+  };
+}
+
+export async function runExtractor(options: ExtractorOptions, io: QuantumIO, deps: ExtractorDeps): Promise<number> {
+  const log = options.verbose ? (line: string) => io.stderr(`${line}\n`) : undefined;
+  const apiKey = options.provider === 'openai' ? deps.openaiApiKey : deps.anthropicApiKey;
+  const keyName = `${options.provider}_api_key`;
+  if (apiKey === undefined || apiKey === '') {
+    io.stderr(`Error: ${keyName} is not set; set it with: pks config set ${keyName}\n`);
+    return EXIT_FAILURE;
+  }
+  let paper;
+  try {
+    paper = await paperMarkdown(options.preprintId, options.papersDir, deps.fetchMarkdown);
+  } catch (err) {
+    io.stderr(`Error: ${messageOf(err)}\n`);
+    return EXIT_FAILURE;
+  }
+  log?.(paper.fetched ? `Fetched markdown from the server into ${paper.path}` : `Using ${paper.path}`);
+  const baseUrl =
+    (options.provider === 'openai' ? deps.openaiBaseUrl : deps.anthropicBaseUrl) ?? DEFAULT_BASE_URLS[options.provider];
+  const client = createLlmClient({
+    provider: options.provider,
+    apiKey,
+    model: options.model,
+    baseUrl,
+    ...(deps.sleep === undefined ? {} : { sleep: deps.sleep }),
+  });
+  log?.(`Calling ${options.provider} (${options.model}) at ${baseUrl}`);
+  let result;
+  try {
+    result = await extractAlgorithm({
+      preprintId: options.preprintId,
+      markdown: paper.text,
+      client,
+      ...(log === undefined ? {} : { log }),
+      ...(deps.now === undefined ? {} : { now: deps.now() }),
+    });
+  } catch (err) {
+    io.stderr(`Error: ${messageOf(err)}\n`);
+    return EXIT_FAILURE;
+  }
+  if (result.droppedPrimitives.length > 0)
+    log?.(`Ignored primitives that are not built in: ${result.droppedPrimitives.join(', ')}`);
+  const { prompt, completion, total } = result.usage;
+  io.stderr(`Token usage: prompt ${prompt}, completion ${completion}, total ${total}\n`);
+  const yaml = toYaml(result.algorithm, { lineWidth: 0 });
+  if (options.output === undefined) io.stdout(yaml);
+  else {
+    await writeText(options.output, yaml);
+    io.stdout(`Algorithm IR saved to: ${options.output}\n`);
+  }
+  return EXIT_OK;
+}

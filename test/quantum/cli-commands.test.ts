@@ -1,0 +1,114 @@
+/** `addQuantumCommands` wiring: flags reach the run functions, exit codes travel as `CliExit`. */
+import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { Command, CommanderError } from 'commander';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { CliExit } from '../../src/cli/errors.js';
+import { addQuantumCommands } from '../../src/cli/quantum/index.js';
+
+let dir: string;
+let savedXdg: string | undefined;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(tmpdir(), 'pks-quantum-commands-'));
+  savedXdg = process.env.XDG_CONFIG_HOME;
+  process.env.XDG_CONFIG_HOME = path.join(dir, 'config');
+  await writeFile(
+    path.join(dir, 'bell.json'),
+    JSON.stringify({
+      circuit: {
+        num_qubits: 2,
+        gates: [
+          { name: 'H', target_qubits: [0] },
+          { name: 'CX', target_qubits: [1], control_qubits: [0] },
+        ],
+      },
+    }),
+  );
+});
+afterAll(() => {
+  if (savedXdg === undefined) delete process.env.XDG_CONFIG_HOME;
+  else process.env.XDG_CONFIG_HOME = savedXdg;
+});
+
+async function pks(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  let stdout = '';
+  let stderr = '';
+  const io = { stdout: (t: string) => (stdout += t), stderr: (t: string) => (stderr += t) };
+  const program = new Command('pks').exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  addQuantumCommands(program, io);
+  for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
+  try {
+    await program.parseAsync(argv, { from: 'user' });
+    return { code: 0, stdout, stderr };
+  } catch (err) {
+    if (err instanceof CliExit) return { code: err.code, stdout, stderr };
+    if (err instanceof CommanderError) return { code: 2, stdout, stderr };
+    throw err;
+  }
+}
+
+describe('addQuantumCommands', () => {
+  it('registers exactly the five tools', () => {
+    const program = new Command('pks');
+    addQuantumCommands(program, { stdout: () => {}, stderr: () => {} });
+    expect(program.commands.map((c) => c.name())).toEqual([
+      'designer',
+      'codegen',
+      'validator',
+      'estimator',
+      'extractor',
+    ]);
+  });
+
+  it('designer --list-primitives exits 0', async () => {
+    const r = await pks(['designer', '--list-primitives']);
+    expect(r.code).toBe(0);
+    expect(r.stdout).toContain('Available Primitives:');
+  });
+
+  it('a bad flag value is a usage error (2) with Error: <message>', async () => {
+    const r = await pks(['designer', 'x', '-O', '7']);
+    expect(r).toMatchObject({ code: 2, stderr: "Error: -O/--optimization-level must be 0..3 or O0..O3, got '7'\n" });
+    expect((await pks(['estimator'])).code).toBe(2);
+    expect((await pks(['validator', 'c.json', '--n-shots', '0'])).code).toBe(2);
+    expect((await pks(['extractor', 'nope'])).code).toBe(2);
+  });
+
+  it('codegen without an argument is a usage error (2)', async () => {
+    expect((await pks(['codegen'])).code).toBe(2);
+  });
+
+  it('codegen writes the program; a missing file exits 1; the config file is created', async () => {
+    const out = path.join(dir, 'bell.qasm');
+    const ok = await pks(['codegen', path.join(dir, 'bell.json'), '--backend', 'qasm2', '-o', out]);
+    expect(ok.code).toBe(0);
+    expect(await readFile(out, 'utf8')).toContain('cx q[0], q[1];');
+    expect(await readFile(path.join(dir, 'config', 'pks', 'config.yaml'), 'utf8')).toContain('wiki_dir');
+    const missing = await pks(['codegen', path.join(dir, 'missing.json')]);
+    expect(missing).toMatchObject({
+      code: 1,
+      stderr: `Error: Input file not found: ${path.join(dir, 'missing.json')}\n`,
+    });
+  });
+
+  it('validator exits 1 when the report fails, 0 when it passes', async () => {
+    const bell = path.join(dir, 'bell.json');
+    expect((await pks(['validator', bell, '-c', 'bell_state', '-q'])).code).toBe(0);
+    expect((await pks(['validator', bell, '-c', 'ghz_state', '-q'])).code).toBe(1);
+  });
+
+  it('estimator --demo prints the report', async () => {
+    const r = await pks(['estimator', '--demo', '--format', 'json']);
+    expect(r.code).toBe(0);
+    expect(JSON.parse(r.stdout)).toHaveProperty('report_metadata.algorithm_name', 'Bell State Demo');
+  });
+
+  it('extractor without a configured key exits 1', async () => {
+    const r = await pks(['extractor', '2501.00010v1', '--papers-dir', dir]);
+    expect(r).toMatchObject({
+      code: 1,
+      stderr: 'Error: openai_api_key is not set; set it with: pks config set openai_api_key\n',
+    });
+  });
+});
