@@ -30,21 +30,39 @@ export default tseslint.config(
     },
   },
   {
-    // Domain code never imports the HTTP framework (DEVELOPERS.md: dependencies flow shared → domain → http).
-    files: [
-      'src/shared/**',
-      'src/wiki/**',
-      'src/server/storage/**',
-      'src/server/papers/**',
-      'src/server/graph/**',
-      'src/server/auth/**',
-      'src/server/db/**',
-      'src/server/health/**',
-    ],
+    // Domain code never speaks HTTP (DEVELOPERS.md: dependencies flow shared → domain → http): only the HTTP
+    // layer imports Fastify, and HttpError is the HTTP layer's own wiring-fault type; domain code throws the
+    // errors of src/shared/domain-errors.ts.
+    files: ['src/**/*.ts'],
+    ignores: ['src/server/app.ts', 'src/server/http/**', 'src/server/routes/**'],
     rules: {
       'no-restricted-imports': [
         'error',
-        { patterns: [{ group: ['fastify', '@fastify/*'], message: 'domain code must not import Fastify' }] },
+        {
+          patterns: [
+            {
+              group: ['fastify', '@fastify/*', 'find-my-way'],
+              message: 'only the HTTP layer (app.ts, http/, routes/) imports Fastify',
+            },
+            {
+              group: ['**/http/http-error.js', './http-error.js'],
+              message: "throw a domain error (src/shared/domain-errors.ts); HttpError is the HTTP layer's own",
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/**/*.ts'],
+    ignores: ['src/server/app.ts', 'src/server/http/**', 'src/server/routes/**', 'src/cli/**'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector: "Identifier[name='HttpError']",
+          message: 'HttpError belongs to src/server/http/; throw a domain error (src/shared/domain-errors.ts)',
+        },
       ],
     },
   },

@@ -1,7 +1,7 @@
 /**
  * DOIs (CONTRACT §2.3): normalisation, detection and validation.
  */
-import { HttpError } from './errors.js';
+import { InvalidInputError } from './domain-errors.js';
 import { parsePreprintId, type PreprintId } from './ids.js';
 
 export const MAX_DOI_LENGTH = 256;
@@ -59,8 +59,8 @@ export function normaliseDoi(raw: string): DoiResult {
 }
 
 /** The route-level 400 for an invalid DOI: `{"detail":"invalid DOI: <reason>","doi":"<raw>"}`. */
-export function invalidDoiError(raw: string, reason: string): HttpError {
-  return new HttpError(400, { detail: `invalid DOI: ${reason}`, doi: raw });
+export function invalidDoiError(raw: string, reason: string): InvalidInputError {
+  return new InvalidInputError(`invalid DOI: ${reason}`, { fields: { doi: raw } });
 }
 
 /** Paper-access inputs (`{id_or_doi}`): a preprint id in any accepted form, or a DOI. */
@@ -77,6 +77,6 @@ export function parseIdOrDoi(raw: string): IdOrDoi {
     return { type: 'doi', doi: r.doi };
   }
   const id = parsePreprintId(raw);
-  if (id === null) throw new HttpError(400, `invalid preprint id or DOI: ${JSON.stringify(raw)}`);
+  if (id === null) throw new InvalidInputError(`invalid preprint id or DOI: ${JSON.stringify(raw)}`);
   return { type: 'id', id };
 }

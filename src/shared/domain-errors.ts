@@ -1,11 +1,14 @@
 /**
  * The domain's error catalogue. Domain code (shared, wiki, storage, papers, auth, graph, access, ingest, quantum)
  * throws these and nothing HTTP-shaped; the HTTP layer maps `kind` to a status in one place
- * (`src/server/http/errors.ts`) and the CLI maps it to an exit code. `message` is the contract's text, sent as
- * `detail`; `fields` are extra body fields the contract names (e.g. `existing_sha256`), sent beside it.
+ * (`src/server/http/errors.ts`) and `pksd` maps it to an exit code (`src/server/commands/exit-codes.ts`).
+ * `message` is the contract's text, sent as `detail`; `fields` are extra body fields the contract names (e.g.
+ * `existing_sha256`), sent beside it.
  */
 export type DomainErrorKind =
   | 'invalid_input'
+  | 'unauthenticated'
+  | 'forbidden'
   | 'not_found'
   | 'conflict'
   | 'gone'
@@ -42,6 +45,16 @@ export abstract class DomainError extends Error {
 /** The caller's input is malformed or breaks a rule (HTTP 400, CLI exit 2). */
 export class InvalidInputError extends DomainError {
   readonly kind = 'invalid_input' as const;
+}
+
+/** No credential, or one that is unknown, expired or revoked (HTTP 401 with `WWW-Authenticate: Bearer`). */
+export class UnauthenticatedError extends DomainError {
+  readonly kind = 'unauthenticated' as const;
+}
+
+/** A valid credential that may not do this: a missing scope, a PAT on a session-only route, a refused login (HTTP 403). */
+export class ForbiddenError extends DomainError {
+  readonly kind = 'forbidden' as const;
 }
 
 /** The thing asked for does not exist (HTTP 404). */

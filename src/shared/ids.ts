@@ -3,7 +3,7 @@
  *
  * Pure functions, no I/O: shared by the server, the client and the tools.
  */
-import { HttpError } from './errors.js';
+import { InvalidInputError } from './domain-errors.js';
 
 /** The category a bare old-style number gets everywhere (CONTRACT §2.2). */
 export const DEFAULT_OLD_STYLE_CATEGORY = 'quant-ph';
@@ -36,13 +36,32 @@ export interface VersionedPreprintId extends PreprintId {
   readonly version: number;
 }
 
-const NEW_STYLE = /^(\d{2}(?:0[1-9]|1[0-2]))\.(\d{4,5})(?:v([1-9]\d*))?$/;
-const OLD_STYLE = /^([a-z]+(?:-[a-z]+)*(?:\.[A-Za-z]+(?:-[A-Za-z]+)*)?)\/(\d{7})(?:v([1-9]\d*))?$/;
-const BARE_OLD_STYLE = /^(\d{7})(?:v([1-9]\d*))?$/;
-const ARXIV_PREFIX = /^arxiv:\s*/i;
+// The grammar of CONTRACT §2.1, one piece per form; the parsers and the OpenAPI patterns are built from it.
+const NEW_STYLE_SOURCE = '(\\d{2}(?:0[1-9]|1[0-2]))\\.(\\d{4,5})';
+const OLD_STYLE_SOURCE = '([a-z]+(?:-[a-z]+)*(?:\\.[A-Za-z]+(?:-[A-Za-z]+)*)?)/(\\d{7})';
+const BARE_OLD_STYLE_SOURCE = '(\\d{7})';
+const VERSION_SOURCE = 'v([1-9]\\d*)';
 
-/** Trims, removes a leading case-insensitive `arXiv:` (plus spaces) and lower-cases the version `V`. */
-function clean(raw: string): string {
+const withOptionalVersion = (form: string) => new RegExp(`^${form}(?:${VERSION_SOURCE})?$`);
+const NEW_STYLE = withOptionalVersion(NEW_STYLE_SOURCE);
+const OLD_STYLE = withOptionalVersion(OLD_STYLE_SOURCE);
+const BARE_OLD_STYLE = withOptionalVersion(BARE_OLD_STYLE_SOURCE);
+const ARXIV_PREFIX = /^arxiv:\s*/i;
+// eslint-disable-next-line no-control-regex
+const CONTROL_CHARACTER = /[\u0000-\u001f\u007f]/;
+
+const ANY_FORM = `(?:${NEW_STYLE_SOURCE}|${OLD_STYLE_SOURCE}|${BARE_OLD_STYLE_SOURCE})`.replace(/\((?!\?)/g, '(?:');
+/** A canonical or bare old-style id with its version `vN`, as an ECMAScript pattern (OpenAPI documents). */
+export const VERSIONED_ID_PATTERN = `^${ANY_FORM}v[1-9]\\d*$`;
+/** A canonical or bare old-style id, version optional, as an ECMAScript pattern (OpenAPI documents). */
+export const PREPRINT_ID_PATTERN = `^${ANY_FORM}(?:v[1-9]\\d*)?$`;
+
+/**
+ * Trims, removes a leading case-insensitive `arXiv:` (plus spaces) and lower-cases the version `V`; `null` when
+ * the input holds a control character (a CR or LF inside a path segment is not an id, even at its end).
+ */
+function clean(raw: string): string | null {
+  if (CONTROL_CHARACTER.test(raw)) return null;
   return raw
     .trim()
     .replace(ARXIV_PREFIX, '')
@@ -78,6 +97,7 @@ function build(
  */
 export function parsePreprintId(raw: string): PreprintId | null {
   const s = clean(raw);
+  if (s === null) return null;
   let m = NEW_STYLE.exec(s);
   if (m) return build('new', null, `${m[1]!}.${m[2]!}`, m[3], false);
   m = OLD_STYLE.exec(s);
@@ -98,8 +118,8 @@ export function parseVersionedId(raw: string): VersionedPreprintId | null {
 }
 
 /** The exact 400 of CONTRACT §2.2 for upload, upload-parser and parser-claim routes. */
-export function uploadIdError(raw: string): HttpError {
-  return new HttpError(400, `invalid preprint_id: ${JSON.stringify(raw)} (version suffix vN required)`);
+export function uploadIdError(raw: string): InvalidInputError {
+  return new InvalidInputError(`invalid preprint_id: ${JSON.stringify(raw)} (version suffix vN required)`);
 }
 
 /** Upload/claim routes: canonical or bare old-style id **with** version, else the §2.2 400. */
@@ -112,7 +132,7 @@ export function requireUploadId(raw: string): VersionedPreprintId {
 /** Ingest route: any accepted id form, else `400 invalid preprint_id: "<raw>"`. */
 export function requireIngestId(raw: string): PreprintId {
   const id = parsePreprintId(raw);
-  if (id === null) throw new HttpError(400, `invalid preprint_id: ${JSON.stringify(raw)}`);
+  if (id === null) throw new InvalidInputError(`invalid preprint_id: ${JSON.stringify(raw)}`);
   return id;
 }
 

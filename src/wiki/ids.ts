@@ -1,4 +1,5 @@
 /** Page ids and file names (CONTRACT §13.1 id conventions, §6.3 paper pages). */
+import { parsePreprintId } from '../shared/ids.js';
 import { MAX_PAGE_ID_LENGTH } from './limits.js';
 
 /** Prefixes of the id conventions. `paper-preprint-` is the paper-page form of `paper-`. */
@@ -44,28 +45,8 @@ export function namingNotes(id: string, path: string): string[] {
   return notes;
 }
 
-const NEW_STYLE_RE = /^(\d{2})(\d{2})\.(\d{4,5})(v[1-9]\d*)?$/;
-const OLD_STYLE_RE = /^([a-z]+(?:-[a-z]+)*(?:\.[A-Za-z]+(?:-[A-Za-z]+)*)?)\/(\d{7})(v[1-9]\d*)?$/;
-const BARE_OLD_RE = /^(\d{7})(v[1-9]\d*)?$/;
-
-/** Canonical preprint id (CONTRACT §2.1) with its versionless form, or `null` when the input is not one. */
-export function parsePreprintId(input: string): { id: string; versionless: string } | null {
-  const raw = input
-    .trim()
-    .replace(/^arxiv:\s*/i, '')
-    .replace(/V(\d+)$/, 'v$1');
-  let m = NEW_STYLE_RE.exec(raw);
-  if (m) {
-    const month = Number(m[2]);
-    if (month < 1 || month > 12) return null;
-    return { id: raw, versionless: `${m[1]}${m[2]}.${m[3]}` };
-  }
-  m = OLD_STYLE_RE.exec(raw);
-  if (m) return { id: raw, versionless: `${m[1]}/${m[2]}` };
-  m = BARE_OLD_RE.exec(raw);
-  if (m) return { id: `quant-ph/${raw}`, versionless: `quant-ph/${m[1]}` };
-  return null;
-}
+/** Canonical preprint id (CONTRACT §2.1): the one grammar of `src/shared/ids.ts`. */
+export { parsePreprintId } from '../shared/ids.js';
 
 /** Page id of the source page of a preprint: `paper-preprint-<id with / → ->`. */
 export function paperPageIdFor(preprintId: string): string {

@@ -180,9 +180,18 @@ describe('public endpoints', () => {
   });
 
   it('serves the interactive API page and the OpenAPI 2.0 document', async () => {
-    const page = await srv.fetch('/swagger/index.html');
+    const page = await srv.fetch('/swagger/index.html', { redirect: 'manual' });
     expect(page.status).toBe(200);
-    expect(await page.text()).toContain('swagger-ui');
+    expect(page.headers.get('content-type')).toBe('text/html; charset=utf-8');
+    const html = await page.text();
+    expect(html).toContain('<div id="swagger-ui"></div>');
+    // Its assets are bundled with the server: no external CDN, and every one of them is served.
+    const assets = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((m) => m[1]!);
+    expect(assets.length).toBeGreaterThan(2);
+    for (const asset of assets) {
+      expect(asset.startsWith('/swagger/'), asset).toBe(true);
+      expect((await srv.fetch(asset)).status, asset).toBe(200);
+    }
     const doc = await (await srv.fetch('/swagger/doc.json')).json();
     expect(doc.swagger).toBe('2.0');
     expect(doc.securityDefinitions).toEqual({ Bearer: { type: 'apiKey', name: 'Authorization', in: 'header' } });

@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import { looksLikeDoi, normaliseDoi, parseIdOrDoi, stripDoiPrefix } from '../../src/shared/doi.js';
-import { HttpError } from '../../src/shared/errors.js';
+import { InvalidInputError } from '../../src/shared/domain-errors.js';
 
 describe('CONTRACT §2.3 DOI normalisation', () => {
   const ok: [string, string][] = [
@@ -56,17 +56,14 @@ describe('paper-access id or DOI', () => {
     const r = parseIdOrDoi('9508027');
     expect(r.type === 'id' && r.id.id).toBe('quant-ph/9508027');
   });
-  it('invalid DOI → 400 with doi field', () => {
+  it('invalid DOI → invalid input with the doi field', () => {
     try {
       parseIdOrDoi('10.12/x');
       expect.unreachable();
     } catch (e) {
-      expect(e).toBeInstanceOf(HttpError);
-      expect((e as HttpError).status).toBe(400);
-      expect((e as HttpError).body).toEqual({
-        detail: 'invalid DOI: expected 10.<4-9 digits>/<suffix>',
-        doi: '10.12/x',
-      });
+      expect(e).toBeInstanceOf(InvalidInputError);
+      expect((e as InvalidInputError).message).toBe('invalid DOI: expected 10.<4-9 digits>/<suffix>');
+      expect((e as InvalidInputError).fields).toEqual({ doi: '10.12/x' });
     }
   });
   it('invalid id → 400', () => {

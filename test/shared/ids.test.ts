@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { HttpError } from '../../src/shared/errors.js';
+import { InvalidInputError } from '../../src/shared/domain-errors.js';
 import {
   idFromStem,
   imageKey,
@@ -8,9 +8,11 @@ import {
   parseAssetKey,
   parsePreprintId,
   parseVersionedId,
+  PREPRINT_ID_PATTERN,
   preprintPdfUrl,
   requireIngestId,
   requireUploadId,
+  VERSIONED_ID_PATTERN,
 } from '../../src/shared/ids.js';
 
 describe('CONTRACT §3.1 id → keys table', () => {
@@ -107,29 +109,67 @@ describe('CONTRACT §2.1 grammar', () => {
     '10.1234/abc',
     'arXiv:',
     '2501.00010v1 extra',
+    '2501.00010v1\n', // a control character is never trimmed away
+    '\t2501.00010v1',
+    'quant-ph/9508027v1\r\n',
+    '2501.00010\u0000v1',
   ];
   it.each(invalid)('rejects %j', (input) => {
     expect(parsePreprintId(input)).toBeNull();
   });
 });
 
-describe('CONTRACT §2.2 upload ids', () => {
-  it.each(['2501.00010', 'quant-ph/9508027', '9508027', 'nonsense', ''])(
-    'versionless/invalid %j → exact 400',
-    (raw) => {
-      let err: unknown;
-      try {
-        requireUploadId(raw);
-      } catch (e) {
-        err = e;
-      }
-      expect(err).toBeInstanceOf(HttpError);
-      expect((err as HttpError).status).toBe(400);
-      expect((err as HttpError).body).toEqual({
-        detail: `invalid preprint_id: "${raw}" (version suffix vN required)`,
-      });
+describe('OpenAPI patterns of the grammar', () => {
+  const versioned = new RegExp(VERSIONED_ID_PATTERN);
+  const any = new RegExp(PREPRINT_ID_PATTERN);
+  it.each(['2501.00010v1', 'quant-ph/9508027v1', 'cond-mat.stat-mech/0001001v2', 'cs.AI/0001001v1', '9508027v2'])(
+    'accepts the canonical versioned form %j, as the parser does',
+    (id) => {
+      expect(versioned.test(id)).toBe(true);
+      expect(any.test(id)).toBe(true);
+      expect(parseVersionedId(id)).not.toBeNull();
     },
   );
+  it.each(['2501.00010', 'quant-ph/9508027', '9508027'])(
+    'versionless %j matches only the optional-version one',
+    (id) => {
+      expect(versioned.test(id)).toBe(false);
+      expect(any.test(id)).toBe(true);
+    },
+  );
+  it.each(['2513.00010v1', '2501.00010v0', 'Quant-ph/9508027v1', '950802v1', '2501.00010v1\n', 'x'])(
+    'refuses %j, as the parser does',
+    (id) => {
+      expect(versioned.test(id)).toBe(false);
+      expect(any.test(id)).toBe(false);
+      expect(parsePreprintId(id)).toBeNull();
+    },
+  );
+});
+
+describe('CONTRACT §2.2 upload ids', () => {
+  it.each([
+    '2501.00010',
+    'quant-ph/9508027',
+    '9508027',
+    'nonsense',
+    '',
+    '2501.00010v1\n',
+    '2501.00010v1\r',
+    '\r\n9508027v1',
+  ])('versionless/invalid %j → the exact invalid-input message', (raw) => {
+    let err: unknown;
+    try {
+      requireUploadId(raw);
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(InvalidInputError);
+    expect((err as InvalidInputError).message).toBe(
+      `invalid preprint_id: ${JSON.stringify(raw)} (version suffix vN required)`,
+    );
+    expect((err as InvalidInputError).fields).toEqual({});
+  });
 
   it('quotes the raw input JSON-style', () => {
     expect(() => requireUploadId('a"b')).toThrow('invalid preprint_id: "a\\"b" (version suffix vN required)');

@@ -1,16 +1,17 @@
+import { InvalidInputError, NotFoundError, UnauthenticatedError } from '../../shared/domain-errors.js';
 import type { PatService, PatRecord } from './pats.js';
-import { PB_AUTH_FAILED, PB_NOT_FOUND, PB_SUPERUSER_REQUIRED, pbError } from './pocketbase.js';
+import { PB_AUTH_FAILED, PB_NOT_FOUND, PB_SUPERUSER_REQUIRED } from './pocketbase.js';
 import { RATE_RULES, type FixedWindowLimiter } from './rate-limit.js';
 import type { SessionService } from './sessions.js';
 import { superuserRecord, type Superuser, type SuperuserService } from './superusers.js';
 import { pbDate } from './time.js';
 import { userRecord, type UserStore } from './users.js';
 
-export const PAT_COLLECTION = 'pat_tokens';
+export const PAT_COLLECTION = 'pat_tokens' as const;
 const PER_PAGE_DEFAULT = 30;
 const PER_PAGE_MAX = 500;
 
-export function patItem(p: PatRecord): Record<string, unknown> {
+export function patItem(p: PatRecord) {
   return {
     collectionId: PAT_COLLECTION,
     collectionName: PAT_COLLECTION,
@@ -27,7 +28,7 @@ export function patItem(p: PatRecord): Record<string, unknown> {
   };
 }
 
-function page<T>(items: readonly T[], pageNo: number, perPage: number, total: number) {
+function page<T>(items: T[], pageNo: number, perPage: number, total: number) {
   return { page: pageNo, perPage, totalItems: total, totalPages: Math.ceil(total / perPage), items };
 }
 
@@ -58,13 +59,13 @@ export class AdminService {
     private readonly deleteUserFn: (id: string) => boolean,
   ) {}
 
-  async authWithPassword(identity: unknown, password: unknown, ip: string): Promise<Record<string, unknown>> {
+  async authWithPassword(identity: unknown, password: unknown, ip: string) {
     this.limiter.check(RATE_RULES.superuserLogin, ip);
     const email = typeof identity === 'string' ? identity.trim().toLowerCase() : '';
     const s = email !== '' && typeof password === 'string' ? await this.superusers.authenticate(email, password) : null;
     if (!s) {
       this.limiter.record(RATE_RULES.superuserLogin, ip);
-      throw pbError(400, PB_AUTH_FAILED);
+      throw new InvalidInputError(PB_AUTH_FAILED);
     }
     return { token: this.superusers.issue(s), record: superuserRecord(s) };
   }
@@ -72,7 +73,7 @@ export class AdminService {
   /** The superuser of a token, or 401 in PocketBase's shape. */
   requireSuperuser(token: string | null): Superuser {
     const s = token ? this.superusers.verify(token) : null;
-    if (!s) throw pbError(401, PB_SUPERUSER_REQUIRED);
+    if (!s) throw new UnauthenticatedError(PB_SUPERUSER_REQUIRED);
     return s;
   }
 
@@ -87,7 +88,7 @@ export class AdminService {
 
   deleteUser(token: string | null, id: string): void {
     this.requireSuperuser(token);
-    if (!this.deleteUserFn(id)) throw pbError(404, PB_NOT_FOUND);
+    if (!this.deleteUserFn(id)) throw new NotFoundError(PB_NOT_FOUND);
   }
 
   /** Superuser: every PAT (or one user's); a user session: only its own. */
@@ -95,7 +96,7 @@ export class AdminService {
     const caller = this.caller(token);
     const filterUser = parseUserFilter(query.filter);
     if (filterUser === 'invalid')
-      throw pbError(400, 'Something went wrong while processing your request. Invalid filter.');
+      throw new InvalidInputError('Something went wrong while processing your request. Invalid filter.');
     let records: PatRecord[];
     if (caller.kind === 'superuser') records = this.pats.list(filterUser ?? undefined);
     else records = filterUser === null || filterUser === caller.userId ? this.pats.list(caller.userId) : [];
@@ -109,7 +110,7 @@ export class AdminService {
   deletePat(token: string | null, id: string): void {
     const caller = this.caller(token);
     const revoked = this.pats.revoke(id, caller.kind === 'superuser' ? undefined : caller.userId);
-    if (!revoked) throw pbError(404, PB_NOT_FOUND);
+    if (!revoked) throw new NotFoundError(PB_NOT_FOUND);
   }
 
   private caller(token: string | null): { kind: 'superuser' } | { kind: 'user'; userId: string } {
@@ -118,6 +119,6 @@ export class AdminService {
       const user = this.sessions.verify(token);
       if (user) return { kind: 'user', userId: user.id };
     }
-    throw pbError(401, PB_SUPERUSER_REQUIRED);
+    throw new UnauthenticatedError(PB_SUPERUSER_REQUIRED);
   }
 }

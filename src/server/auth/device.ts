@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { HttpError } from '../../shared/errors.js';
+import { ConflictError, GoneError, InvalidInputError, NotFoundError } from '../../shared/domain-errors.js';
 import { MAX_EXPIRY_DAYS, SCOPES, type Scope } from '../../shared/scopes.js';
 import type { Db } from '../db/database.js';
 import { parseStoredScopes, validateExpiresInDays, validateName, validateScopes, type PatSpec } from './pat-spec.js';
@@ -38,7 +38,7 @@ interface DeviceRow {
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const displayCode = (code: string) => `${code.slice(0, 4)}-${code.slice(4)}`;
-const invalidUserCode = () => new HttpError(400, 'invalid user_code');
+const invalidUserCode = () => new InvalidInputError('invalid user_code');
 
 /** Input normalisation: drop non-alphanumerics, upper-case; must then be 8 alphabet characters. */
 export function normalizeUserCode(raw: unknown): string | null {
@@ -48,7 +48,58 @@ export function normalizeUserCode(raw: unknown): string | null {
   return code;
 }
 
-export type PollResult = { ok: true; body: Record<string, unknown> } | { ok: false; error: DevicePollError };
+/** The start response (RFC 8628 §3.2). */
+export interface DeviceStart {
+  readonly device_code: string;
+  readonly user_code: string;
+  readonly verification_uri: string;
+  readonly verification_uri_complete: string;
+  readonly expires_in: number;
+  readonly interval: number;
+}
+
+/** The minted PAT, answered exactly once by the token poll. */
+export interface DeviceToken {
+  readonly access_token: string;
+  readonly token_type: 'Bearer';
+  readonly expires_in: number;
+  readonly pat_id: string;
+  readonly name: string;
+  readonly prefix: string;
+  readonly plaintext: string;
+  readonly scopes: Scope[];
+  readonly expires_at: string;
+}
+
+export type PollResult = { ok: true; token: DeviceToken } | { ok: false; error: DevicePollError };
+
+/** A request as the approving user sees it. */
+export interface DeviceRequestView {
+  readonly user_code: string;
+  readonly name: string;
+  readonly description: string;
+  readonly scopes: Scope[];
+  readonly expires_in_days: number;
+  readonly status: DeviceStatus;
+  readonly available_scopes: Scope[];
+  readonly scope_descriptions: Readonly<Record<string, string>>;
+  readonly max_expiry_days: number;
+}
+
+export interface DeviceApproved {
+  readonly ok: true;
+  readonly status: 'approved';
+  readonly user_code: string;
+  readonly name: string;
+  readonly scopes: Scope[];
+  readonly expires_in_days: number;
+}
+
+export interface DeviceDenied {
+  readonly ok: true;
+  readonly status: 'denied';
+  readonly user_code: string;
+}
 
 export interface ApproveOverrides {
   name?: unknown;
@@ -66,7 +117,7 @@ export class DeviceService {
   ) {}
 
   /** Starts a request for a validated PAT spec; `base` is the public origin for the verification URIs. */
-  start(spec: PatSpec, base: string): Record<string, unknown> {
+  start(spec: PatSpec, base: string): DeviceStart {
     const now = this.now();
     const deviceCode = randomBytes(32).toString('base64url');
     const userCode = this.freshUserCode(now);
@@ -149,7 +200,7 @@ export class DeviceService {
         this.db.prepare('UPDATE device_requests SET pat_id = ? WHERE id = ?').run(pat.id, row.id);
         return {
           ok: true,
-          body: {
+          token: {
             access_token: pat.plaintext,
             token_type: 'Bearer',
             expires_in: Math.floor((pat.expiresAt - this.now()) / 1000),
@@ -157,7 +208,7 @@ export class DeviceService {
             name: pat.name,
             prefix: pat.prefix,
             plaintext: pat.plaintext,
-            scopes: pat.scopes,
+            scopes: [...pat.scopes],
             expires_at: rfc3339(pat.expiresAt),
           },
         };
@@ -181,7 +232,7 @@ export class DeviceService {
       .get(code) as DeviceRow | undefined;
     if (!row) {
       this.limiter.record(RATE_RULES.userCodeFailures, userId);
-      throw new HttpError(404, 'not found');
+      throw new NotFoundError('not found');
     }
     if (row.status === 'pending' && this.now() >= row.expires_at) {
       this.db.prepare(`UPDATE device_requests SET status = 'expired' WHERE id = ? AND status = 'pending'`).run(row.id);
@@ -190,7 +241,7 @@ export class DeviceService {
     return row;
   }
 
-  lookup(rawUserCode: unknown, userId: string): Record<string, unknown> {
+  lookup(rawUserCode: unknown, userId: string): DeviceRequestView {
     const row = this.find(rawUserCode, userId);
     return {
       user_code: displayCode(row.user_code),
@@ -206,11 +257,11 @@ export class DeviceService {
   }
 
   private assertPending(row: DeviceRow): void {
-    if (row.status === 'expired') throw new HttpError(410, 'device code expired');
-    if (row.status !== 'pending') throw new HttpError(409, 'device code is not pending');
+    if (row.status === 'expired') throw new GoneError('device code expired');
+    if (row.status !== 'pending') throw new ConflictError('device code is not pending');
   }
 
-  approve(rawUserCode: unknown, userId: string, overrides: ApproveOverrides): Record<string, unknown> {
+  approve(rawUserCode: unknown, userId: string, overrides: ApproveOverrides): DeviceApproved {
     const row = this.find(rawUserCode, userId);
     this.assertPending(row);
     const name = overrides.name === undefined ? row.name : validateName(overrides.name);
@@ -224,17 +275,17 @@ export class DeviceService {
          WHERE id = ? AND status = 'pending'`,
       )
       .run(userId, name, JSON.stringify(scopes), days, row.id).changes;
-    if (changed === 0) throw new HttpError(409, 'device code is not pending');
+    if (changed === 0) throw new ConflictError('device code is not pending');
     return { ok: true, status: 'approved', user_code: displayCode(row.user_code), name, scopes, expires_in_days: days };
   }
 
-  deny(rawUserCode: unknown, userId: string): Record<string, unknown> {
+  deny(rawUserCode: unknown, userId: string): DeviceDenied {
     const row = this.find(rawUserCode, userId);
     this.assertPending(row);
     const changed = this.db
       .prepare(`UPDATE device_requests SET status = 'denied' WHERE id = ? AND status = 'pending'`)
       .run(row.id).changes;
-    if (changed === 0) throw new HttpError(409, 'device code is not pending');
+    if (changed === 0) throw new ConflictError('device code is not pending');
     return { ok: true, status: 'denied', user_code: displayCode(row.user_code) };
   }
 

@@ -1,6 +1,6 @@
 import type { Logger } from 'pino';
-import { processInputs, resolveSettings } from '../config/index.js';
-import { shownSettings, type ShownSetting } from '../config/show.js';
+import { processInputs } from '../config/index.js';
+import { showSettings, type ShownSetting } from '../config/show.js';
 import type { Config } from '../config/types.js';
 import { openDatabase, type Db } from '../db/database.js';
 import { loadOrCreateInstanceKey } from '../db/instance-key.js';
@@ -105,7 +105,7 @@ export function openIdentity(config: Config, logger: Logger, options: IdentityOp
     devices,
     oauth,
     admin,
-    settings: options.settings ?? (() => shownSettings(resolveSettings(processInputs(new Map())))),
+    settings: options.settings ?? (() => showSettings(processInputs(new Map())).settings),
     limiter,
     deleteUser,
     close() {

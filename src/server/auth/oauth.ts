@@ -1,8 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
+import { ForbiddenError, InvalidInputError, UnauthenticatedError } from '../../shared/domain-errors.js';
 import type { Config } from '../config/types.js';
 import { loginAllowed } from './allow-list.js';
-import { PB_AUTH_FAILED, PB_NOT_ALLOWED, PB_TOKEN_REQUIRED, pbError } from './pocketbase.js';
+import { PB_AUTH_FAILED, PB_NOT_ALLOWED, PB_TOKEN_REQUIRED } from './pocketbase.js';
 import type { SessionService } from './sessions.js';
 import { userRecord, type IdpProfile, type UserStore } from './users.js';
 
@@ -30,7 +31,7 @@ export class OAuthService {
   ) {}
 
   /** `GET /api/collections/users/auth-methods`: a fresh state and PKCE pair per call. */
-  authMethods(): Record<string, unknown> {
+  authMethods() {
     const { idp } = this.config;
     const providers = [];
     if (idp.enabled) {
@@ -53,7 +54,7 @@ export class OAuthService {
         authURL: `${idp.authUrl}${sep}${query.toString()}&redirect_uri=`,
         codeVerifier,
         codeChallenge,
-        codeChallengeMethod: 'S256',
+        codeChallengeMethod: 'S256' as const,
       });
     }
     return {
@@ -68,17 +69,17 @@ export class OAuthService {
    * `auth-with-oauth2`: code exchange, userinfo, allow-list, upsert, session token. `expectedRedirectURL` is this
    * server's own callback; any other redirect target (another origin) is refused before the IdP is contacted.
    */
-  async login(body: OAuthLoginRequest, expectedRedirectURL: string): Promise<Record<string, unknown>> {
+  async login(body: OAuthLoginRequest, expectedRedirectURL: string) {
     const { idp } = this.config;
     const code = str(body.code);
     const codeVerifier = str(body.codeVerifier);
     const redirectURL = str(body.redirectURL);
     if (!idp.enabled || str(body.provider) !== idp.name || code === '' || redirectURL === '') {
-      throw pbError(400, PB_AUTH_FAILED);
+      throw new InvalidInputError(PB_AUTH_FAILED);
     }
     if (redirectURL !== expectedRedirectURL) {
       this.logger?.warn({ redirectURL }, "sign-in refused: redirect URL is not this server's callback");
-      throw pbError(400, PB_AUTH_FAILED);
+      throw new InvalidInputError(PB_AUTH_FAILED);
     }
     let rawUser: Record<string, unknown>;
     let profile: IdpProfile;
@@ -99,11 +100,11 @@ export class OAuthService {
       };
     } catch (err) {
       this.logger?.warn({ err: (err as Error).message }, 'identity provider sign-in failed');
-      throw pbError(400, PB_AUTH_FAILED);
+      throw new InvalidInputError(PB_AUTH_FAILED);
     }
     if (!loginAllowed(this.config, profile.login)) {
       this.logger?.info({ login: profile.login }, 'sign-in refused: login not in the allow-list');
-      throw pbError(403, PB_NOT_ALLOWED);
+      throw new ForbiddenError(PB_NOT_ALLOWED);
     }
     const { user, isNew } = this.users.upsertFromIdp(profile);
     return {
@@ -125,10 +126,10 @@ export class OAuthService {
   }
 
   /** `auth-refresh`: a fresh 14-day token for a valid session whose login is still allowed. */
-  refresh(token: string | null): Record<string, unknown> {
+  refresh(token: string | null) {
     const user = token ? this.sessions.verify(token) : null;
-    if (!user) throw pbError(401, PB_TOKEN_REQUIRED);
-    if (!loginAllowed(this.config, user.login)) throw pbError(403, PB_NOT_ALLOWED);
+    if (!user) throw new UnauthenticatedError(PB_TOKEN_REQUIRED);
+    if (!loginAllowed(this.config, user.login)) throw new ForbiddenError(PB_NOT_ALLOWED);
     return { token: this.sessions.issue(user), record: userRecord(user) };
   }
 

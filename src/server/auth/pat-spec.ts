@@ -1,4 +1,4 @@
-import { HttpError } from '../../shared/errors.js';
+import { InvalidInputError } from '../../shared/domain-errors.js';
 import { isScope, MAX_EXPIRY_DAYS, WILDCARD_SCOPE, type Scope } from '../../shared/scopes.js';
 
 /** A validated PAT request: what `POST /api/pat`, the device flow and `pksd pat mint` mint. */
@@ -12,7 +12,7 @@ export interface PatSpec {
 export const NAME_MAX = 80;
 export const DESCRIPTION_MAX = 200;
 
-const bad = (detail: string) => new HttpError(400, detail);
+const bad = (detail: string) => new InvalidInputError(detail);
 
 export function validateName(value: unknown): string {
   const name = typeof value === 'string' ? value.trim() : '';

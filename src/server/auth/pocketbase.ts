@@ -1,10 +1,7 @@
-import { HttpError } from '../../shared/errors.js';
-
-/** An error in PocketBase's shape: `{status, message, data: {}}` (CONTRACT §0.2, §7.2). */
-export function pbError(status: number, message: string): HttpError {
-  return new HttpError(status, { status, message, data: {} });
-}
-
+/**
+ * PocketBase's error texts (CONTRACT §7.2, §7.9). The routes under `/api/collections/` and `/api/admin/` answer
+ * errors in PocketBase's shape `{status, message, data: {}}`; the message is the domain error's.
+ */
 export const PB_AUTH_FAILED = 'Failed to authenticate.';
 export const PB_NOT_ALLOWED = 'This account is not authorized to sign in.';
 export const PB_TOKEN_REQUIRED = 'The request requires valid record authorization token.';

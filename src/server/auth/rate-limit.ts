@@ -1,4 +1,4 @@
-import { HttpError } from '../../shared/errors.js';
+import { RateLimitedError } from '../../shared/domain-errors.js';
 import type { Clock } from './time.js';
 
 /** A named limit: at most `limit` requests per fixed 60 s window per key (CONTRACT §7.7). */
@@ -18,11 +18,10 @@ export const RATE_RULES = {
   superuserLogin: { name: 'failed superuser sign-ins', limit: 10 },
 } as const satisfies Record<string, RateRule>;
 
-export function rateLimitExceeded(rule: RateRule, retryAfterS: number): HttpError {
-  return new HttpError(
-    429,
+export function rateLimitExceeded(rule: RateRule, retryAfterS: number): RateLimitedError {
+  return new RateLimitedError(
     `rate limit exceeded: at most ${rule.limit} requests per minute for ${rule.name}; retry in ${retryAfterS} s`,
-    { 'Retry-After': String(retryAfterS) },
+    { retryAfterSeconds: retryAfterS },
   );
 }
 

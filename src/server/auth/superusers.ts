@@ -1,6 +1,6 @@
 import { randomBytes, scrypt as scryptCb, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type { Db } from '../db/database.js';
-import { decodeJwtUnverified, signJwt, verifyJwtSignature } from './jwt.js';
+import { AuthTokenIssuer } from './auth-tokens.js';
 import { recordId } from './random.js';
 import { pbDate, type Clock } from './time.js';
 import { newTokenKey } from './users.js';
@@ -63,10 +63,10 @@ const fromRow = (r: SuperuserRow): Superuser => ({
   updated: r.updated,
 });
 
-export function superuserRecord(s: Superuser): Record<string, unknown> {
+export function superuserRecord(s: Superuser) {
   return {
     collectionId: SUPERUSERS_COLLECTION_ID,
-    collectionName: '_superusers',
+    collectionName: '_superusers' as const,
     id: s.id,
     email: s.email,
     created: pbDate(s.created),
@@ -76,11 +76,17 @@ export function superuserRecord(s: Superuser): Record<string, unknown> {
 
 /** Email + password accounts for the admin UI; outside the login allow-list (the recovery path). */
 export class SuperuserService {
+  private readonly tokens: AuthTokenIssuer<Superuser>;
+
   constructor(
     private readonly db: Db,
-    private readonly secret: Buffer,
+    secret: Buffer,
     private readonly now: Clock,
-  ) {}
+  ) {
+    this.tokens = new AuthTokenIssuer(SUPERUSERS_COLLECTION_ID, SUPERUSER_TOKEN_LIFETIME_S, secret, now, (id) =>
+      this.get(id),
+    );
+  }
 
   /** Creates or resets (new password, sessions revoked); the caller validates email and password length. */
   upsert(email: string, password: string): 'created' | 'updated' {
@@ -117,33 +123,11 @@ export class SuperuserService {
     return (await verifyPassword(password, row.password_hash)) ? fromRow(row) : null;
   }
 
-  private key(s: Superuser): Buffer {
-    return Buffer.concat([this.secret, Buffer.from(s.tokenKey, 'utf8')]);
-  }
-
   issue(s: Superuser): string {
-    const iat = Math.floor(this.now() / 1000);
-    return signJwt(
-      {
-        id: s.id,
-        type: 'auth',
-        collectionId: SUPERUSERS_COLLECTION_ID,
-        refreshable: true,
-        iat,
-        exp: iat + SUPERUSER_TOKEN_LIFETIME_S,
-      },
-      this.key(s),
-    );
+    return this.tokens.issue(s);
   }
 
   verify(token: string): Superuser | null {
-    const claims = decodeJwtUnverified(token);
-    if (!claims || claims['type'] !== 'auth' || claims['collectionId'] !== SUPERUSERS_COLLECTION_ID) return null;
-    const id = claims['id'];
-    const exp = claims['exp'];
-    if (typeof id !== 'string' || typeof exp !== 'number') return null;
-    if (Math.floor(this.now() / 1000) >= exp) return null;
-    const s = this.get(id);
-    return s && verifyJwtSignature(token, this.key(s)) ? s : null;
+    return this.tokens.verify(token);
   }
 }

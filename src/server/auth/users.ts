@@ -49,8 +49,22 @@ export function userIdFor(provider: string, providerUserId: string): string {
 
 export const newTokenKey = (): string => randomBytes(24).toString('base64url');
 
-/** The PocketBase-shaped user record JSON. */
-export function userRecord(user: User): Record<string, unknown> {
+/** The PocketBase-shaped user record JSON (CONTRACT §7.2). */
+export interface UserRecordJson {
+  readonly collectionId: '_pb_users_auth_';
+  readonly collectionName: 'users';
+  readonly id: string;
+  readonly email: string;
+  readonly emailVisibility: boolean;
+  readonly verified: boolean;
+  readonly name: string;
+  readonly login: string;
+  readonly avatar: string;
+  readonly created: string;
+  readonly updated: string;
+}
+
+export function userRecord(user: User): UserRecordJson {
   return {
     collectionId: '_pb_users_auth_',
     collectionName: 'users',

@@ -1,9 +1,9 @@
 import { Command } from 'commander';
 import { existsSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { collectConfigErrors, resolveSettings } from '../config/load.js';
+import { resolveSettings } from '../config/load.js';
 import { SETTINGS, flagName } from '../config/settings.js';
-import { formatConfigShow } from '../config/show.js';
+import { formatConfigShow, showSettings } from '../config/show.js';
 import { ExitError, type CommandIO } from './io.js';
 import { addSettingFlags, passedSettingFlags } from './setting-flags.js';
 
@@ -27,9 +27,8 @@ export function configCommand(io: CommandIO): Command {
     addSettingFlags(new Command('show'))
       .description('print every setting with its source; secrets masked')
       .action((_opts, sub: Command) => {
-        const inputs = { ...io.base, flags: passedSettingFlags(sub) };
-        const resolved = resolveSettings(inputs);
-        io.stdout(formatConfigShow(resolved, collectConfigErrors(inputs, resolved)));
+        const { settings, errors } = showSettings({ ...io.base, flags: passedSettingFlags(sub) });
+        io.stdout(formatConfigShow(settings, errors));
       }),
   );
   cmd.addCommand(

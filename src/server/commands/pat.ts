@@ -1,11 +1,11 @@
 import { Command } from 'commander';
 import pino from 'pino';
 import { openIdentity, type Identity } from '../auth/identity.js';
-import { HttpError } from '../../shared/errors.js';
 import { SCOPES } from '../../shared/scopes.js';
 import { validatePatSpec } from '../auth/pat-spec.js';
 import { rfc3339 } from '../auth/time.js';
 import type { User } from '../auth/users.js';
+import { exitWith } from './exit-codes.js';
 import { ExitError, type CommandIO } from './io.js';
 import { loadConfigOrExit } from './serve.js';
 import { addSettingFlags } from './setting-flags.js';
@@ -87,9 +87,7 @@ export function patCommand(io: CommandIO): Command {
                 .filter((s) => s !== ''),
             });
           } catch (err) {
-            if (!(err instanceof HttpError)) throw err;
-            io.stderr(`pksd: ${err.message}\n`);
-            throw new ExitError(2);
+            exitWith(io, err);
           }
           await withIdentity(io, sub, (identity) => {
             const user = resolveUser(io, identity.users, opts.user);

@@ -6,6 +6,7 @@ import type { ObjectStore } from '../storage/object-store.js';
 import { formatAge, parseDuration, parseKind, prune } from '../storage/prune.js';
 import { createS3Clients } from '../storage/s3-client.js';
 import { S3ObjectStore } from '../storage/s3-store.js';
+import { exitWith } from './exit-codes.js';
 import { ExitError, type CommandIO } from './io.js';
 import { formatTable } from './pat.js';
 import { loadConfigOrExit } from './serve.js';
@@ -97,9 +98,7 @@ export function storageCommand(io: CommandIO): Command {
             io.stderr(`pksd: delete ${f.key} version ${f.versionId} failed: ${f.error ?? 'unknown error'}\n`);
           if (failed.length > 0) throw new ExitError(1);
         } catch (err) {
-          if (err instanceof ExitError) throw err;
-          io.stderr(`pksd: storage prune failed: ${(err as Error).message}\n`);
-          throw new ExitError(1);
+          exitWith(io, err, 'storage prune failed');
         } finally {
           close();
         }

@@ -1,7 +1,7 @@
 import os from 'node:os';
 import type { ConfigInputs } from './load.js';
 
-export { buildConfig, collectConfigErrors, resolveSettings } from './load.js';
+export { buildConfig, inspectConfig, resolveSettings } from './load.js';
 export type { ConfigInputs, ResolvedSettings, ResolvedSetting } from './load.js';
 export type * from './types.js';
 export { SETTINGS, flagName, isSecret } from './settings.js';

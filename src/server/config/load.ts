@@ -104,10 +104,19 @@ const FALSE_WORDS = new Set(['0', 'false', 'no', 'off', 'n', 'f']);
  * unset (CONTRACT §1.1).
  */
 class Reader {
+  /** The value each setting read from its default took (what `pksd config show` prints for a default). */
+  readonly defaults = new Map<string, string>();
+
   constructor(
     private readonly resolved: ResolvedSettings,
     private readonly home: string,
   ) {}
+
+  /** Records that `name` took its default `value`; returns the value. */
+  defaulted<T extends string | number | boolean>(name: string, value: T): T {
+    this.defaults.set(name, String(value));
+    return value;
+  }
 
   text(name: string): string | undefined {
     const v = this.resolved.settings.get(name)?.value?.trim();
@@ -117,12 +126,14 @@ class Reader {
   string(name: string, fallback: string): string;
   string(name: string): string | null;
   string(name: string, fallback?: string): string | null {
-    return this.text(name) ?? fallback ?? null;
+    const v = this.text(name);
+    if (v !== undefined) return v;
+    return fallback === undefined ? null : this.defaulted(name, fallback);
   }
 
   bool(name: string, fallback: boolean): boolean {
     const v = this.text(name);
-    if (v === undefined) return fallback;
+    if (v === undefined) return this.defaulted(name, fallback);
     const lower = v.toLowerCase();
     if (TRUE_WORDS.has(lower)) return true;
     if (FALSE_WORDS.has(lower)) return false;
@@ -131,7 +142,7 @@ class Reader {
 
   int(name: string, fallback: number, min: number, max = Number.MAX_SAFE_INTEGER): number {
     const v = this.text(name);
-    if (v === undefined) return fallback;
+    if (v === undefined) return this.defaulted(name, fallback);
     if (!/^[+-]?\d+$/.test(v)) throw new ConfigError(name, `invalid integer "${v}"`);
     const n = Number(v);
     if (n < min || n > max) {
@@ -145,7 +156,7 @@ class Reader {
 
   positiveFloat(name: string, fallback: number | null): number | null {
     const v = this.text(name);
-    if (v === undefined) return fallback;
+    if (v === undefined) return fallback === null ? null : this.defaulted(name, fallback);
     const n = Number(v);
     if (!/^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(v) || !Number.isFinite(n)) {
       throw new ConfigError(name, `invalid number "${v}"`);
@@ -167,7 +178,7 @@ class Reader {
   url(name: string): string | null;
   url(name: string, fallback?: string): string | null {
     const v = this.text(name);
-    if (v === undefined) return fallback ?? null;
+    if (v === undefined) return fallback === undefined ? null : this.defaulted(name, fallback);
     let parsed: URL;
     try {
       parsed = new URL(v);
@@ -182,7 +193,7 @@ class Reader {
 
   enumOf<T extends string>(name: string, choices: readonly T[], fallback: T): T {
     const v = this.text(name);
-    if (v === undefined) return fallback;
+    if (v === undefined) return this.defaulted(name, fallback);
     if (!(choices as readonly string[]).includes(v)) {
       throw new ConfigError(name, `must be one of ${choices.join(', ')}, got "${v}"`);
     }
@@ -191,7 +202,7 @@ class Reader {
 
   path(name: string, fallback: string): string {
     const v = this.text(name);
-    if (v === undefined) return fallback;
+    if (v === undefined) return this.defaulted(name, fallback);
     return path.resolve(this.resolved.anchor, expandHome(v, this.home));
   }
 }
@@ -214,12 +225,15 @@ const OBJECT_STORE_SETTINGS = [
 const GRAPH_SCHEMES = ['bolt:', 'bolt+s:', 'bolt+ssc:', 'neo4j:', 'neo4j+s:', 'neo4j+ssc:'];
 
 /**
- * Builds the typed configuration. Throws the first `ConfigError`; `collectConfigErrors` lists them all.
+ * Builds the typed configuration. Throws the first `ConfigError`; `inspectConfig` lists them all.
  * The order of checks is fixed so the reported error is deterministic.
  */
 export function buildConfig(inputs: ConfigInputs, resolved = resolveSettings(inputs)): Config {
+  return build(inputs, resolved, new Reader(resolved, inputs.home));
+}
+
+function build(inputs: ConfigInputs, resolved: ResolvedSettings, r: Reader): Config {
   if (resolved.envFileError) throw resolved.envFileError;
-  const r = new Reader(resolved, inputs.home);
   const home = dataHome(inputs);
 
   if (resolved.legacyBucket !== undefined) {
@@ -331,7 +345,10 @@ export function buildConfig(inputs: ConfigInputs, resolved = resolveSettings(inp
 
 function readSystemPat(r: Reader): Config['systemPat'] {
   const token = r.text('SVC_SYSTEM_PAT');
-  const scopeList = r.text('SVC_SYSTEM_PAT_SCOPES') === undefined ? [WILDCARD_SCOPE] : r.csv('SVC_SYSTEM_PAT_SCOPES');
+  const scopeList =
+    r.text('SVC_SYSTEM_PAT_SCOPES') === undefined
+      ? [r.defaulted('SVC_SYSTEM_PAT_SCOPES', WILDCARD_SCOPE)]
+      : r.csv('SVC_SYSTEM_PAT_SCOPES');
   const scopes: (Scope | '*')[] = [];
   for (const s of scopeList) {
     if (s !== WILDCARD_SCOPE && !isScope(s)) throw new ConfigError('SVC_SYSTEM_PAT_SCOPES', `unknown scope "${s}"`);
@@ -349,11 +366,10 @@ function readListen(r: Reader): Config['listen'] {
   const forceTcp4 = r.bool('SVC_FORCE_TCP4', false);
   const addr = r.text('SVC_HTTP_ADDR');
   if (addr === undefined) {
-    return {
-      host: r.string('SVC_SERVER_HOST', '127.0.0.1'),
-      port: r.int('SVC_SERVER_PORT', 4200, 1, 65535),
-      forceTcp4,
-    };
+    const host = r.string('SVC_SERVER_HOST', '127.0.0.1');
+    const port = r.int('SVC_SERVER_PORT', 4200, 1, 65535);
+    r.defaulted('SVC_HTTP_ADDR', `${host.includes(':') ? `[${host}]` : host}:${port}`);
+    return { host, port, forceTcp4 };
   }
   const match = /^(?:\[([^\]]+)\]|([^:]*)):(\d+)$/.exec(addr);
   const port = match ? Number(match[3]) : NaN;
@@ -378,7 +394,7 @@ function readIdp(r: Reader): IdpConfig {
   const endpoint = (name: string, githubDefault: string): string => {
     const v = r.url(name);
     if (v !== null) return v;
-    if (github) return githubDefault;
+    if (github) return r.defaulted(name, githubDefault);
     if (clientId && clientSecret) throw new ConfigError(name, 'required when IDP_PROVIDER=oauth2');
     return '';
   };
@@ -410,23 +426,34 @@ function deepFreeze<T>(value: T): T {
  * Every configuration error, for `pksd config show` (which must work on an invalid configuration). Each
  * setting is checked on its own so one bad value does not hide another.
  */
-export function collectConfigErrors(inputs: ConfigInputs, resolved: ResolvedSettings): ConfigError[] {
+/**
+ * Every configuration error, and the value each defaulted setting takes (its effective default: paths resolved,
+ * the listen address assembled), for `pksd config show` and the admin UI. Works on an invalid configuration.
+ */
+export function inspectConfig(
+  inputs: ConfigInputs,
+  resolved: ResolvedSettings,
+): { errors: ConfigError[]; defaults: ReadonlyMap<string, string> } {
   const errors: ConfigError[] = [];
   const seen = new Set<string>();
+  let defaults = new Map<string, string>();
   // Re-run the builder, blanking each failing setting in turn until it passes.
   let current = resolved;
   for (let i = 0; i < SETTINGS.length + 4; i++) {
+    const reader = new Reader(current, inputs.home);
     try {
-      buildConfig(inputs, current);
+      build(inputs, current, reader);
+      defaults = reader.defaults;
       break;
     } catch (err) {
+      defaults = reader.defaults;
       if (!(err instanceof ConfigError) || seen.has(err.message)) break;
       seen.add(err.message);
       errors.push(err);
       current = withoutSetting(current, err.setting);
     }
   }
-  return errors;
+  return { errors, defaults };
 }
 
 function withoutSetting(resolved: ResolvedSettings, name: string): ResolvedSettings {

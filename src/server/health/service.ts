@@ -1,5 +1,6 @@
 import { rfc3339 } from '../../shared/time.js';
 import { VERSION } from '../../shared/version.js';
+import type { ParserCounters } from '../access/service.js';
 import type { Check, Probe } from './probes.js';
 
 export const PROBE_TIMEOUT_MS = 5_000;
@@ -13,7 +14,7 @@ export interface HealthBody {
     uptime_seconds: number;
     time: string;
     checks: { rawstore: Check; graphdb: Check; wiki: Check };
-    parser?: Record<string, number>;
+    parser?: ParserCounters;
   };
 }
 
@@ -48,6 +49,8 @@ export class HealthService {
   constructor(
     private readonly probes: { rawstore: Probe; graphdb: Probe; wiki: Probe },
     private readonly timeoutMs = PROBE_TIMEOUT_MS,
+    /** The paper-access parser counters (`data.parser`), when the feature is on. */
+    private readonly parser: (() => ParserCounters) | null = null,
   ) {}
 
   /** Runs the three probes in parallel, each bounded by the probe timeout. */
@@ -67,6 +70,7 @@ export class HealthService {
         uptime_seconds: Math.floor((Date.now() - this.startedAt) / 1000),
         time: rfc3339(new Date()),
         checks: { rawstore, graphdb, wiki },
+        ...(this.parser ? { parser: { ...this.parser() } } : {}),
       },
     };
   }

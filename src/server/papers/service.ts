@@ -3,16 +3,22 @@
  */
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import { HttpError } from '../../shared/errors.js';
+import { ConflictError, NotFoundError } from '../../shared/domain-errors.js';
 import { legacyPaperKeys, paperKeys, preprintPdfUrl, type VersionedPreprintId } from '../../shared/ids.js';
 import type { Config } from '../config/types.js';
 import { collect, type ListedObject, type ObjectInfo, type ObjectStore } from '../storage/object-store.js';
 import { rfc3339, storedSha256 } from '../storage/write.js';
 import type { Catalog } from './catalog.js';
-import { ClaimStoreUnavailableError, type Claim, type ClaimStore } from './claims.js';
+import type { ClaimStore } from './claims.js';
 import type { Stager, StagedFile } from './staging.js';
-import { PDF_UPLOAD_LIMIT, storeCall, uploadPdf, type UploadPdfInput, type UploadResult } from './upload-pdf.js';
-import { PARSER_ZIP_LIMIT, uploadParser, type UploadParserInput } from './upload-parser.js';
+import {
+  PDF_UPLOAD_LIMIT,
+  uploadPdf,
+  type PdfUploadRecord,
+  type UploadPdfInput,
+  type UploadResult,
+} from './upload-pdf.js';
+import { PARSER_ZIP_LIMIT, uploadParser, type ParserUploadRecord, type UploadParserInput } from './upload-parser.js';
 
 export interface PaperServiceDeps {
   readonly config: Config;
@@ -25,28 +31,51 @@ export interface PaperServiceDeps {
 
 export type UploadKind = 'pdf' | 'parser_zip';
 
-const CLAIM_STORE_UNAVAILABLE = 'claim store unavailable (graph unreachable); retry shortly';
-
-/** Claim-store calls: unreachable graph → 503 (§5.1). */
-async function claimCall<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    if (err instanceof ClaimStoreUnavailableError) throw new HttpError(503, CLAIM_STORE_UNAVAILABLE);
-    throw err;
-  }
+/** A granted lease (CONTRACT §5.2). */
+export interface ClaimRecord {
+  readonly claim_id: string;
+  readonly preprint_id: string;
+  readonly key: string;
+  readonly requester: string;
+  readonly created_at: string;
+  readonly expires_at: string;
+  readonly ttl_seconds: number;
+  readonly pdf_url: string;
+  /** The stored PDF's sha256, when its metadata has one. */
+  readonly pdf_sha256?: string;
 }
 
-function claimBody(c: Claim): Record<string, unknown> {
-  return {
-    claim_id: c.claim_id,
-    preprint_id: c.preprint_id,
-    key: c.key,
-    requester: c.requester,
-    created_at: rfc3339(c.created_at),
-    expires_at: rfc3339(c.expires_at),
-    ttl_seconds: c.ttl_seconds,
-  };
+/** `GET /api/papers/stats` (CONTRACT §4.3): `{available: false}` exactly when the index is unavailable. */
+export type PaperStats =
+  | { readonly available: false }
+  | {
+      readonly available: true;
+      readonly total: number;
+      readonly has_pdf: number;
+      readonly has_md: number;
+      readonly has_json: number;
+      readonly needs_parser: number;
+      readonly total_images: number;
+      readonly loaded_at: string | null;
+    };
+
+/** One paper of the needs-parser queue (CONTRACT §9.2). */
+export interface NeedsParserPaper {
+  readonly preprint_id: string;
+  readonly key: string;
+  readonly pdf_path: string;
+  readonly pdf_uploaded_at: string | null;
+  readonly claimed: boolean;
+  readonly claim_expires_at: string | null;
+  readonly claim_requester: string | null;
+}
+
+export interface NeedsParserPage {
+  readonly papers: NeedsParserPaper[];
+  readonly returned: number;
+  readonly total_unclaimed: number;
+  readonly total_claimed: number;
+  readonly available: boolean;
 }
 
 export class PaperService {
@@ -80,11 +109,11 @@ export class PaperService {
     return this.stager.stage(source, kind === 'pdf' ? PDF_UPLOAD_LIMIT : PARSER_ZIP_LIMIT, kind);
   }
 
-  uploadPdf(input: UploadPdfInput): Promise<UploadResult> {
+  uploadPdf(input: UploadPdfInput): Promise<UploadResult<PdfUploadRecord>> {
     return uploadPdf(this.store, this.catalog, input);
   }
 
-  uploadParser(input: Omit<UploadParserInput, 'pdf'>): Promise<UploadResult> {
+  uploadParser(input: Omit<UploadParserInput, 'pdf'>): Promise<UploadResult<ParserUploadRecord>> {
     return uploadParser(
       {
         store: this.store,
@@ -99,9 +128,9 @@ export class PaperService {
 
   /** HEAD with the legacy read fallback (§3.2): app key first, then the legacy key for old-style ids. */
   private async headAsset(appKey: string, legacyKey: string | null): Promise<ObjectInfo | null> {
-    const info = await storeCall(() => this.store.head(appKey));
+    const info = await this.store.head(appKey);
     if (info !== null || legacyKey === null) return info;
-    return storeCall(() => this.store.head(legacyKey));
+    return this.store.head(legacyKey);
   }
 
   findPdf(id: VersionedPreprintId): Promise<ObjectInfo | null> {
@@ -117,68 +146,80 @@ export class PaperService {
    * legacy prefix. Listing errors are fatal to the caller.
    */
   async listImages(id: VersionedPreprintId): Promise<ListedObject[]> {
-    const images = await storeCall(() => collect(this.store.list(paperKeys(id).imagesPrefix)));
+    const images = await collect(this.store.list(paperKeys(id).imagesPrefix));
     const legacy = legacyPaperKeys(id);
     if (images.length > 0 || legacy === null) return images;
-    return storeCall(() => collect(this.store.list(legacy.imagesPrefix)));
+    return collect(this.store.list(legacy.imagesPrefix));
   }
 
   /** `POST parser-claim` (§5.2) after id validation. */
-  async claim(
-    id: VersionedPreprintId,
-    requester: string,
-    ttlSeconds: number,
-  ): Promise<{ status: 201; body: Record<string, unknown> }> {
+  async claim(id: VersionedPreprintId, requester: string, ttlSeconds: number): Promise<ClaimRecord> {
     const pdf = await this.findPdf(id);
-    if (pdf === null)
-      throw new HttpError(404, `${id.id} cannot be claimed: no PDF stored; upload the PDF first (upload-pdf)`);
-    if ((await this.findMarkdown(id)) !== null)
-      throw new HttpError(404, `${id.id} cannot be claimed: markdown already exists`);
-    const result = await claimCall(() => this.claims.acquire(id, requester, ttlSeconds, new Date()));
+    if (pdf === null) {
+      throw new NotFoundError(`${id.id} cannot be claimed: no PDF stored; upload the PDF first (upload-pdf)`);
+    }
+    if ((await this.findMarkdown(id)) !== null) {
+      throw new NotFoundError(`${id.id} cannot be claimed: markdown already exists`);
+    }
+    const result = await this.claims.acquire(id, requester, ttlSeconds, new Date());
     if (!result.ok) {
-      throw new HttpError(409, {
-        detail: `${id.id} is already claimed`,
-        claim_id: result.existing.claim_id,
-        claim_expires_at: rfc3339(result.existing.expires_at),
-        claim_requester: result.existing.requester,
+      throw new ConflictError(`${id.id} is already claimed`, {
+        fields: {
+          claim_id: result.existing.claim_id,
+          claim_expires_at: rfc3339(result.existing.expires_at),
+          claim_requester: result.existing.requester,
+        },
       });
     }
+    const c = result.claim;
     const sha = storedSha256(pdf.metadata);
     return {
-      status: 201,
-      body: {
-        ...claimBody(result.claim),
-        pdf_url: preprintPdfUrl(this.config.preprint.baseUrl, id),
-        ...(sha !== null ? { pdf_sha256: sha } : {}),
-      },
+      claim_id: c.claim_id,
+      preprint_id: c.preprint_id,
+      key: c.key,
+      requester: c.requester,
+      created_at: rfc3339(c.created_at),
+      expires_at: rfc3339(c.expires_at),
+      ttl_seconds: c.ttl_seconds,
+      pdf_url: preprintPdfUrl(this.config.preprint.baseUrl, id),
+      ...(sha !== null ? { pdf_sha256: sha } : {}),
     };
   }
 
   /** `DELETE parser-claim/{claim_id}` (§5.3). */
   async releaseClaim(id: VersionedPreprintId, claimId: string): Promise<void> {
-    const result = await claimCall(() => this.claims.release(id, claimId, new Date()));
-    if (result === 'mismatch') throw new HttpError(409, 'claim_id does not match the active claim');
+    const result = await this.claims.release(id, claimId, new Date());
+    if (result === 'mismatch') throw new ConflictError('claim_id does not match the active claim');
   }
 
   /** `GET /api/papers/stats` (§4.3). */
-  stats(): Record<string, unknown> {
+  stats(): PaperStats {
     const s = this.catalog.index.stats();
     if (!s.available) return { available: false };
-    return { ...s, loaded_at: s.loaded_at ? rfc3339(s.loaded_at) : null };
+    return {
+      available: true,
+      total: s.total ?? 0,
+      has_pdf: s.has_pdf ?? 0,
+      has_md: s.has_md ?? 0,
+      has_json: s.has_json ?? 0,
+      needs_parser: s.needs_parser ?? 0,
+      total_images: s.total_images ?? 0,
+      loaded_at: s.loaded_at ? rfc3339(s.loaded_at) : null,
+    };
   }
 
   /**
    * `GET /api/papers/needs-parser` (§9.2). The index keeps the candidates in order and counted, so a request costs
    * O(limit + active claims), whatever the size of the index.
    */
-  async needsParser(limit: number, includeClaimed: boolean): Promise<Record<string, unknown>> {
+  async needsParser(limit: number, includeClaimed: boolean): Promise<NeedsParserPage> {
     const index = this.catalog.index;
     if (!index.available) return { papers: [], returned: 0, total_unclaimed: 0, total_claimed: 0, available: false };
-    const claims = await claimCall(() => this.claims.active(new Date()));
+    const claims = await this.claims.active(new Date());
     let totalClaimed = 0;
     for (const id of claims.keys()) if (index.isNeedsParser(id)) totalClaimed++;
     const total = index.needsParserCount;
-    const papers: Record<string, unknown>[] = [];
+    const papers: NeedsParserPaper[] = [];
     for (const r of index.needsParser()) {
       if (papers.length >= limit) break;
       const claim = claims.get(r.preprint_id) ?? null;

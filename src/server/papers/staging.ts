@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { HttpError } from '../../shared/errors.js';
+import { DomainError, TooLargeError } from '../../shared/domain-errors.js';
 import { ownedTempName, removeStaleTemps } from '../storage/temp-files.js';
 
 /** A staged upload on disk. `remove()` is idempotent and never throws. */
@@ -93,13 +93,13 @@ export class Stager {
         }
         if (!over) await writeBatch();
       } catch (err) {
-        if (err instanceof HttpError) throw err;
+        if (err instanceof DomainError) throw err;
         throw new SourceStreamError((err as Error).message, { cause: err });
       } finally {
         await handle.close();
       }
       if (over || (source as Readable & { truncated?: boolean }).truncated === true) {
-        throw new HttpError(413, `${label} upload exceeds limit of ${limit} bytes`);
+        throw new TooLargeError(`${label} upload exceeds limit of ${limit} bytes`);
       }
     } catch (err) {
       await remove();

@@ -4,15 +4,15 @@
  * catalog write-through.
  */
 import type { Logger } from 'pino';
-import { HttpError } from '../../shared/errors.js';
+import { InvalidInputError, NotFoundError } from '../../shared/domain-errors.js';
 import { imageKey, paperKeys, type VersionedPreprintId } from '../../shared/ids.js';
 import { contentTypeFor } from '../storage/keys.js';
 import { collect, type ObjectInfo, type ObjectStore } from '../storage/object-store.js';
-import { checkTarget, storedSha256, writeObject, type WriteOutcome } from '../storage/write.js';
+import { checkTarget, metadataValue, storedSha256, writeObject, type WriteOutcome } from '../storage/write.js';
 import type { Catalog } from './catalog.js';
 import type { ClaimStore } from './claims.js';
 import type { StagedFile } from './staging.js';
-import { checkStaged, conflictError, storeCall, type StagedRules, type UploadResult } from './upload-pdf.js';
+import { checkStaged, conflictError, type StagedRules, type UploadResult } from './upload-pdf.js';
 import { validateBundle, ZIP_LIMITS, type ZipLimits } from './zip-bundle.js';
 
 export const PARSER_ZIP_LIMIT = 209_715_200;
@@ -37,30 +37,46 @@ export interface UploadParserInput {
   readonly staged: StagedFile;
 }
 
+/** The `upload-parser` record (CONTRACT §9.4). */
+export interface ParserUploadRecord {
+  readonly preprint_id: string;
+  readonly key: string;
+  readonly markdown_path: string;
+  readonly markdown_bytes: number;
+  readonly markdown_sha256: string;
+  readonly markdown_unchanged: boolean;
+  readonly image_count: number;
+  readonly images_path: string;
+  readonly images_written: number;
+  readonly images_unchanged: number;
+  readonly zip_bytes: number;
+  readonly zip_sha256: string;
+  readonly source: string | null;
+  readonly uploaded_by: string | null;
+  readonly overwritten: boolean;
+  readonly unchanged: boolean;
+}
+
 const ZIP_RULES: StagedRules = {
   emptyDetail: 'parser_zip upload was empty',
   magic: Buffer.from('PK'),
   wrongMagicDetail: 'payload is not a zip archive (missing PK signature)',
 };
 
-/** User metadata values must be header-safe; anything outside printable ASCII is percent-encoded. */
-function metadataValue(value: string): string {
-  return /^[\x20-\x7e]*$/.test(value) ? value : encodeURIComponent(value);
-}
-
-export async function uploadParser(deps: UploadParserDeps, input: UploadParserInput): Promise<UploadResult> {
+export async function uploadParser(
+  deps: UploadParserDeps,
+  input: UploadParserInput,
+): Promise<UploadResult<ParserUploadRecord>> {
   const { store, catalog } = deps;
   const { id, staged } = input;
   try {
     checkStaged(staged, ZIP_RULES, input.expectedSha256);
     const pdf = await deps.findPdf(id);
-    if (pdf === null) throw new HttpError(404, `${id.id} has no stored PDF; upload the PDF first (upload-pdf)`);
+    if (pdf === null) throw new NotFoundError(`${id.id} has no stored PDF; upload the PDF first (upload-pdf)`);
     const catalogPdfSha = storedSha256(pdf.metadata);
     if (input.pdfSha256 !== null && catalogPdfSha !== null && input.pdfSha256 !== catalogPdfSha) {
-      throw new HttpError(400, {
-        detail: 'pdf_sha256 does not match the stored PDF',
-        claimed_pdf_sha256: input.pdfSha256,
-        catalog_pdf_sha256: catalogPdfSha,
+      throw new InvalidInputError('pdf_sha256 does not match the stored PDF', {
+        fields: { claimed_pdf_sha256: input.pdfSha256, catalog_pdf_sha256: catalogPdfSha },
       });
     }
 
@@ -75,7 +91,7 @@ export async function uploadParser(deps: UploadParserDeps, input: UploadParserIn
       // Pre-check every target without writing: the first conflict answers 409 unless overwrite.
       if (!input.overwrite) {
         for (const t of targets) {
-          const state = await storeCall(() => checkTarget(store, t.key, t.file.sha256));
+          const state = await checkTarget(store, t.key, t.file.sha256);
           if (state.state === 'different') throw conflictError(t.key, state.existingSha256, t.file.sha256);
         }
       }
@@ -86,14 +102,12 @@ export async function uploadParser(deps: UploadParserDeps, input: UploadParserIn
       };
       const write = async (key: string, file: typeof bundle.markdown): Promise<WriteOutcome> => {
         const bytes = await bundle.read(file);
-        const outcome = await storeCall(() =>
-          writeObject(store, key, bytes, {
-            sha256: file.sha256,
-            contentType: contentTypeFor(key),
-            overwrite: input.overwrite,
-            metadata,
-          }),
-        );
+        const outcome = await writeObject(store, key, bytes, {
+          sha256: file.sha256,
+          contentType: contentTypeFor(key),
+          overwrite: input.overwrite,
+          metadata,
+        });
         if (outcome.status === 'conflict') throw conflictError(key, outcome.existingSha256, file.sha256);
         return outcome;
       };
@@ -111,10 +125,10 @@ export async function uploadParser(deps: UploadParserDeps, input: UploadParserIn
       }
       if (input.overwrite) {
         const wanted = new Set(bundle.images.map((img) => imageKey(id, img.file)));
-        const stored = await storeCall(() => collect(store.list(keys.imagesPrefix)));
+        const stored = await collect(store.list(keys.imagesPrefix));
         for (const obj of stored) {
           if (wanted.has(obj.key)) continue;
-          await storeCall(() => store.delete(obj.key));
+          await store.delete(obj.key);
           overwritten = true;
         }
       }
@@ -135,7 +149,7 @@ export async function uploadParser(deps: UploadParserDeps, input: UploadParserIn
 
       let catalogDeferred = !catalog.index.available;
       if (!unchanged) {
-        const images = await storeCall(() => collect(store.list(keys.imagesPrefix)));
+        const images = await collect(store.list(keys.imagesPrefix));
         const now = new Date();
         catalogDeferred = await catalog.recordWrite(id, {
           has_md: true,
@@ -149,9 +163,9 @@ export async function uploadParser(deps: UploadParserDeps, input: UploadParserIn
       }
 
       return {
-        status: unchanged ? 200 : 201,
+        created: !unchanged,
         catalogDeferred,
-        body: {
+        record: {
           preprint_id: id.id,
           key: id.stem,
           markdown_path: keys.markdown,

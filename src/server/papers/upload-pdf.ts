@@ -2,20 +2,36 @@
  * `upload-pdf` steps 5–7 (CONTRACT §9.3) on a staged file: empty / magic checks, hash check, conditional write,
  * catalog write-through.
  */
-import { HttpError } from '../../shared/errors.js';
+import { ConflictError, InvalidInputError } from '../../shared/domain-errors.js';
 import { paperKeys, type VersionedPreprintId } from '../../shared/ids.js';
 import type { ObjectStore } from '../storage/object-store.js';
-import { toHttpError, writeObject, type WriteOutcome } from '../storage/write.js';
+import { metadataValue, writeObject, type WriteOutcome } from '../storage/write.js';
 import type { Catalog } from './catalog.js';
 import type { StagedFile } from './staging.js';
 
 export const PDF_UPLOAD_LIMIT = 104_857_600;
 
-export interface UploadResult {
-  readonly status: 200 | 201;
-  readonly body: Record<string, unknown>;
-  /** Send `X-Catalog-Sync: deferred`. */
+/** An upload's outcome: whether anything was written, the record the client gets, the catalog state. */
+export interface UploadResult<R> {
+  /** Something was written (201); `false`: the stored content was already identical (200). */
+  readonly created: boolean;
+  readonly record: R;
+  /** The index or graph could not be updated now (`X-Catalog-Sync: deferred`). */
   readonly catalogDeferred: boolean;
+}
+
+/** The `upload-pdf` record (CONTRACT §9.3). */
+export interface PdfUploadRecord {
+  readonly preprint_id: string;
+  readonly key: string;
+  readonly pdf_path: string;
+  readonly pdf_bytes: number;
+  readonly pdf_sha256: string;
+  readonly pdf_unchanged: boolean;
+  readonly overwritten: boolean;
+  readonly unchanged: boolean;
+  /** Present only when `SVC_USER_HEADER` is configured and the request carries it. */
+  readonly uploaded_by?: string;
 }
 
 export interface UploadPdfInput {
@@ -27,16 +43,17 @@ export interface UploadPdfInput {
   readonly staged: StagedFile;
 }
 
-export function conflictError(path: string, existingSha256: string | null, newSha256: string): HttpError {
-  return new HttpError(409, {
-    detail: `${path} already exists with different content`,
-    existing_sha256: existingSha256,
-    new_sha256: newSha256,
-    existing_path: path,
-    hint: 're-run with overwrite=true to replace it (the previous version is kept), or upload under a new version vN+1',
-    ...(existingSha256 === null
-      ? { note: 'existing object has no sha256 metadata; equality could not be checked' }
-      : {}),
+export function conflictError(path: string, existingSha256: string | null, newSha256: string): ConflictError {
+  return new ConflictError(`${path} already exists with different content`, {
+    fields: {
+      existing_sha256: existingSha256,
+      new_sha256: newSha256,
+      existing_path: path,
+      hint: 're-run with overwrite=true to replace it (the previous version is kept), or upload under a new version vN+1',
+      ...(existingSha256 === null
+        ? { note: 'existing object has no sha256 metadata; equality could not be checked' }
+        : {}),
+    },
   });
 }
 
@@ -49,14 +66,13 @@ export interface StagedRules {
 
 /** Checks a staged upload: not empty, the kind's magic bytes, and the client's `expected_sha256` if given. */
 export function checkStaged(staged: StagedFile, rules: StagedRules, expectedSha256: string | null): void {
-  if (staged.size === 0) throw new HttpError(400, rules.emptyDetail);
-  if (!staged.head.subarray(0, rules.magic.length).equals(rules.magic))
-    throw new HttpError(400, rules.wrongMagicDetail);
+  if (staged.size === 0) throw new InvalidInputError(rules.emptyDetail);
+  if (!staged.head.subarray(0, rules.magic.length).equals(rules.magic)) {
+    throw new InvalidInputError(rules.wrongMagicDetail);
+  }
   if (expectedSha256 !== null && expectedSha256 !== staged.sha256) {
-    throw new HttpError(400, {
-      detail: 'sha256 mismatch',
-      expected_sha256: expectedSha256,
-      actual_sha256: staged.sha256,
+    throw new InvalidInputError('sha256 mismatch', {
+      fields: { expected_sha256: expectedSha256, actual_sha256: staged.sha256 },
     });
   }
 }
@@ -67,32 +83,25 @@ const PDF_RULES: StagedRules = {
   wrongMagicDetail: 'uploaded file does not look like a PDF (missing %PDF- header)',
 };
 
-/** Runs a store call, mapping store failures to 500 `object store error: …`. */
-export async function storeCall<T>(fn: () => Promise<T>): Promise<T> {
-  try {
-    return await fn();
-  } catch (err) {
-    throw toHttpError(err);
-  }
-}
-
-export async function uploadPdf(store: ObjectStore, catalog: Catalog, input: UploadPdfInput): Promise<UploadResult> {
+export async function uploadPdf(
+  store: ObjectStore,
+  catalog: Catalog,
+  input: UploadPdfInput,
+): Promise<UploadResult<PdfUploadRecord>> {
   const { id, staged } = input;
   try {
     checkStaged(staged, PDF_RULES, input.expectedSha256);
     const key = paperKeys(id).pdf;
-    const outcome: WriteOutcome = await storeCall(() =>
-      writeObject(
-        store,
-        key,
-        { path: staged.path, size: staged.size },
-        {
-          sha256: staged.sha256,
-          contentType: 'application/pdf',
-          overwrite: input.overwrite,
-          metadata: input.uploadedBy !== null ? { 'uploaded-by': input.uploadedBy } : {},
-        },
-      ),
+    const outcome: WriteOutcome = await writeObject(
+      store,
+      key,
+      { path: staged.path, size: staged.size },
+      {
+        sha256: staged.sha256,
+        contentType: 'application/pdf',
+        overwrite: input.overwrite,
+        metadata: input.uploadedBy !== null ? { 'uploaded-by': metadataValue(input.uploadedBy) } : {},
+      },
     );
     if (outcome.status === 'conflict') throw conflictError(key, outcome.existingSha256, staged.sha256);
     const unchanged = outcome.status === 'unchanged';
@@ -106,9 +115,9 @@ export async function uploadPdf(store: ObjectStore, catalog: Catalog, input: Upl
           pdf_uploaded_at: new Date(),
         });
     return {
-      status: unchanged ? 200 : 201,
+      created: !unchanged,
       catalogDeferred,
-      body: {
+      record: {
         preprint_id: id.id,
         key: id.stem,
         pdf_path: key,

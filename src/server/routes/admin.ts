@@ -1,43 +1,86 @@
+import { readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app.js';
-import { ADMIN_HTML } from '../auth/admin-ui.js';
 import { pbToken } from '../auth/pocketbase.js';
+import type { RoutePlugin } from '../http/context.js';
 import { PUBLIC } from './guard.js';
-import { OpenObject } from './schemas.js';
+import { OpenObject, PbError } from './schemas.js';
 
-const PbError = Type.Object({ status: Type.Integer(), message: Type.String(), data: Type.Object({}) });
-const PageQuery = Type.Object({ page: Type.Optional(Type.String()), perPage: Type.Optional(Type.String()) });
-const ListPage = OpenObject({
-  page: Type.Integer(),
-  perPage: Type.Integer(),
-  totalItems: Type.Integer(),
-  totalPages: Type.Integer(),
-  items: Type.Array(OpenObject({})),
+/** The admin UI (CONTRACT §7.9): one same-origin page without external assets; `assets/` sits three levels up. */
+const ADMIN_PAGE = readFileSync(new URL('../../../assets/admin.html', import.meta.url), 'utf8');
+
+const Unauthorized = { ...PbError, description: 'no superuser token' };
+
+/** The `?page=&perPage=` of the list routes: positive integers (other values fall back to the defaults). */
+const PageQuery = {
+  page: Type.Optional(Type.String({ description: 'page number, default 1' })),
+  perPage: Type.Optional(Type.String({ description: 'items per page, default 30, at most 500' })),
+};
+
+const ListPage = <T extends Parameters<typeof Type.Array>[0]>(item: T) =>
+  Type.Object({
+    page: Type.Integer(),
+    perPage: Type.Integer(),
+    totalItems: Type.Integer(),
+    totalPages: Type.Integer(),
+    items: Type.Array(item),
+  });
+
+const PatItem = Type.Object({
+  collectionId: Type.Literal('pat_tokens'),
+  collectionName: Type.Literal('pat_tokens'),
+  id: Type.String(),
+  user: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  prefix: Type.String(),
+  scopes: Type.Array(Type.String()),
+  expires_at: Type.String(),
+  last_used_at: Type.String({ description: 'PocketBase time, empty when never used' }),
+  created: Type.String(),
+  updated: Type.String(),
 });
+
+const SuperuserRecord = Type.Object({
+  collectionId: Type.String(),
+  collectionName: Type.Literal('_superusers'),
+  id: Type.String(),
+  email: Type.String(),
+  created: Type.String(),
+  updated: Type.String(),
+});
+
+const Deleted = Type.Null({ description: 'deleted' });
+const RecordParams = Type.Object({ id: Type.String() });
+const superuserOnly = [{ Bearer: [] }];
 
 /**
  * Superuser sign-in, the admin data routes and the admin UI (CONTRACT §7.9). The data routes check superuser
  * tokens themselves (PocketBase shapes), so the route table lists them as public.
  */
-export async function adminRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
   const { identity } = ctx;
   const admin = identity.admin;
-  const tokenOf = (authorization: string | undefined) => pbToken(authorization);
 
   app.post(
     '/api/collections/_superusers/auth-with-password',
     {
-      config: { guard: PUBLIC },
+      config: {
+        guard: PUBLIC,
+        openapi: { body: OpenObject({ identity: Type.String({ minLength: 1 }), password: Type.String() }) },
+      },
       schema: {
         summary: 'Superuser sign-in (PocketBase-compatible)',
         tags: ['admin'],
         body: OpenObject({ identity: Type.Optional(Type.String()), password: Type.Optional(Type.String()) }),
-        response: { 200: OpenObject({ token: Type.String(), record: OpenObject({}) }), 400: PbError },
+        response: {
+          200: Type.Object({ token: Type.String(), record: SuperuserRecord }),
+          400: { ...PbError, description: 'Failed to authenticate.' },
+          429: { ...PbError, description: 'too many failed sign-ins from this address' },
+        },
       },
     },
     async (request) => {
-      const body = (request.body ?? {}) as { identity?: unknown; password?: unknown };
+      const body = request.body ?? {};
       return admin.authWithPassword(body.identity, body.password, request.ip);
     },
   );
@@ -49,11 +92,15 @@ export async function adminRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
       schema: {
         summary: 'List users (superuser)',
         tags: ['admin'],
-        querystring: PageQuery,
-        response: { 200: ListPage, 401: PbError },
+        security: superuserOnly,
+        querystring: Type.Object(PageQuery),
+        response: {
+          200: ListPage(Type.Object({ id: Type.String() }, { additionalProperties: true })),
+          401: Unauthorized,
+        },
       },
     },
-    async (request) => admin.listUsers(tokenOf(request.headers.authorization), request.query as object),
+    async (request) => admin.listUsers(pbToken(request.headers.authorization), request.query),
   );
 
   app.delete(
@@ -63,32 +110,40 @@ export async function adminRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
       schema: {
         summary: 'Delete a user and its PATs (superuser)',
         tags: ['admin'],
-        params: Type.Object({ id: Type.String() }),
-        response: { 204: Type.Null({ description: 'deleted' }), 401: PbError, 404: PbError },
+        security: superuserOnly,
+        params: RecordParams,
+        response: { 204: Deleted, 401: Unauthorized, 404: PbError },
       },
     },
     async (request, reply) => {
-      admin.deleteUser(tokenOf(request.headers.authorization), (request.params as { id: string }).id);
-      return reply.code(204).send();
+      admin.deleteUser(pbToken(request.headers.authorization), request.params.id);
+      return reply.code(204).send(null);
     },
   );
 
   app.get(
     '/api/collections/pat_tokens/records',
     {
-      config: { guard: PUBLIC },
+      config: {
+        guard: PUBLIC,
+        openapi: {
+          querystring: Type.Object({
+            ...PageQuery,
+            filter: Type.Optional(
+              Type.String({ pattern: `^\\s*\\(?\\s*user\\s*=\\s*(['"])[A-Za-z0-9_-]+\\1\\s*\\)?\\s*$` }),
+            ),
+          }),
+        },
+      },
       schema: {
         summary: "List PATs (superuser: all or filter=user='<id>'; a user session: its own)",
         tags: ['admin'],
-        querystring: Type.Object({
-          page: Type.Optional(Type.String()),
-          perPage: Type.Optional(Type.String()),
-          filter: Type.Optional(Type.String()),
-        }),
-        response: { 200: ListPage, 400: PbError, 401: PbError },
+        security: superuserOnly,
+        querystring: Type.Object({ ...PageQuery, filter: Type.Optional(Type.String()) }),
+        response: { 200: ListPage(PatItem), 401: Unauthorized },
       },
     },
-    async (request) => admin.listPats(tokenOf(request.headers.authorization), request.query as object),
+    async (request) => admin.listPats(pbToken(request.headers.authorization), request.query),
   );
 
   app.delete(
@@ -98,13 +153,14 @@ export async function adminRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
       schema: {
         summary: 'Revoke a PAT (owner or superuser)',
         tags: ['admin'],
-        params: Type.Object({ id: Type.String() }),
-        response: { 204: Type.Null({ description: 'deleted' }), 401: PbError, 404: PbError },
+        security: superuserOnly,
+        params: RecordParams,
+        response: { 204: Deleted, 401: Unauthorized, 404: PbError },
       },
     },
     async (request, reply) => {
-      admin.deletePat(tokenOf(request.headers.authorization), (request.params as { id: string }).id);
-      return reply.code(204).send();
+      admin.deletePat(pbToken(request.headers.authorization), request.params.id);
+      return reply.code(204).send(null);
     },
   );
 
@@ -115,16 +171,17 @@ export async function adminRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
       schema: {
         summary: 'Effective settings, secrets masked (superuser)',
         tags: ['admin'],
+        security: superuserOnly,
         response: {
           200: Type.Object({
             settings: Type.Array(Type.Object({ name: Type.String(), value: Type.String(), source: Type.String() })),
           }),
-          401: PbError,
+          401: Unauthorized,
         },
       },
     },
     async (request) => {
-      admin.requireSuperuser(tokenOf(request.headers.authorization));
+      admin.requireSuperuser(pbToken(request.headers.authorization));
       return { settings: identity.settings().map((s) => ({ name: s.name, value: s.value, source: s.source })) };
     },
   );
@@ -136,11 +193,15 @@ export async function adminRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
       schema: {
         summary: 'The unredacted health body (superuser)',
         tags: ['admin'],
-        response: { 200: OpenObject({}), 401: PbError },
+        security: superuserOnly,
+        response: {
+          200: OpenObject({ code: Type.Literal(200), message: Type.String(), data: OpenObject({}) }),
+          401: Unauthorized,
+        },
       },
     },
     async (request) => {
-      admin.requireSuperuser(tokenOf(request.headers.authorization));
+      admin.requireSuperuser(pbToken(request.headers.authorization));
       return ctx.health.check();
     },
   );
@@ -149,14 +210,27 @@ export async function adminRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
     '/_/',
     {
       config: { guard: PUBLIC },
-      schema: { summary: 'The admin UI (HTML page)', tags: ['admin'], produces: ['text/html'] },
+      schema: {
+        summary: 'The admin UI (HTML page)',
+        tags: ['admin'],
+        produces: ['text/html'],
+        response: { 200: Type.String({ description: 'the page' }) },
+      },
     },
     async (_request, reply) =>
-      reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(ADMIN_HTML),
+      reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(ADMIN_PAGE),
   );
   app.get(
     '/_',
-    { config: { guard: PUBLIC }, schema: { summary: 'Redirects to the admin UI', tags: ['admin'] } },
+    {
+      config: { guard: PUBLIC },
+      schema: {
+        summary: 'Redirects to the admin UI',
+        tags: ['admin'],
+        produces: ['text/html'],
+        response: { 302: Type.Null({ description: 'to `/_/`' }) },
+      },
+    },
     async (_request, reply) => reply.redirect('/_/', 302),
   );
-}
+};

@@ -1,20 +1,73 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app.js';
-import { PB_NOT_FOUND, pbError, pbToken } from '../auth/pocketbase.js';
+import { NotFoundError } from '../../shared/domain-errors.js';
+import { PB_NOT_FOUND, pbToken } from '../auth/pocketbase.js';
 import { userRecord } from '../auth/users.js';
+import type { RoutePlugin } from '../http/context.js';
 import { publicBase } from './device.js';
 import { PUBLIC } from './guard.js';
-import { OpenObject } from './schemas.js';
+import { OpenObject, PbError } from './schemas.js';
 
-const PbError = Type.Object({ status: Type.Integer(), message: Type.String(), data: Type.Object({}) });
-const UserRecord = OpenObject({ collectionId: Type.String(), collectionName: Type.String(), id: Type.String() });
+/** The PocketBase user record (CONTRACT §7.2). */
+export const UserRecord = Type.Object({
+  collectionId: Type.Literal('_pb_users_auth_'),
+  collectionName: Type.Literal('users'),
+  id: Type.String(),
+  email: Type.String(),
+  emailVisibility: Type.Boolean(),
+  verified: Type.Boolean(),
+  name: Type.String(),
+  login: Type.String(),
+  avatar: Type.String(),
+  created: Type.String({ description: 'PocketBase time: `2026-05-01 12:00:00.000Z`' }),
+  updated: Type.String({ description: 'PocketBase time' }),
+});
+
+const Provider = OpenObject({
+  name: Type.String(),
+  displayName: Type.String(),
+  state: Type.String(),
+  authURL: Type.String(),
+  codeVerifier: Type.String(),
+  codeChallenge: Type.String(),
+  codeChallengeMethod: Type.Literal('S256'),
+});
+
+const AuthMethods = OpenObject({
+  password: OpenObject({ enabled: Type.Boolean() }),
+  oauth2: OpenObject({ enabled: Type.Boolean(), providers: Type.Array(Provider) }),
+  mfa: OpenObject({ enabled: Type.Boolean() }),
+  otp: OpenObject({ enabled: Type.Boolean() }),
+});
+
+const LoginRequest = OpenObject({
+  provider: Type.Optional(Type.String()),
+  code: Type.Optional(Type.String()),
+  codeVerifier: Type.Optional(Type.String()),
+  redirectURL: Type.Optional(Type.String()),
+  createData: Type.Optional(Type.Unknown()),
+});
+
+const LoginDocument = OpenObject({
+  provider: Type.String({ minLength: 1, description: 'the provider name of auth-methods' }),
+  code: Type.String({ minLength: 1 }),
+  codeVerifier: Type.Optional(Type.String()),
+  redirectURL: Type.String({ minLength: 1, description: "this server's `/api/oauth2-redirect`" }),
+  createData: Type.Optional(Type.Object({}, { additionalProperties: true, description: 'ignored' })),
+});
+
+const Session = OpenObject({ token: Type.String(), record: UserRecord });
+
+const LoginResponse = OpenObject({
+  token: Type.String(),
+  record: UserRecord,
+  meta: OpenObject({ id: Type.String(), username: Type.String(), isNew: Type.Boolean() }),
+});
 
 /**
  * The PocketBase-compatible subset (CONTRACT §7.2). These routes are public in the route table and check their
  * own token, answering in PocketBase's error shape; they ignore unknown body properties.
  */
-export async function pocketbaseRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+export const pocketbaseRoutes: RoutePlugin = async (app, { ctx }) => {
   const { identity } = ctx;
 
   app.get(
@@ -24,7 +77,7 @@ export async function pocketbaseRoutes(app: FastifyInstance, { ctx }: { ctx: App
       schema: {
         summary: 'Sign-in methods (PocketBase-compatible)',
         tags: ['pocketbase'],
-        response: { 200: OpenObject({}) },
+        response: { 200: AuthMethods },
       },
     },
     async () => identity.oauth.authMethods(),
@@ -33,25 +86,19 @@ export async function pocketbaseRoutes(app: FastifyInstance, { ctx }: { ctx: App
   app.post(
     '/api/collections/users/auth-with-oauth2',
     {
-      config: { guard: PUBLIC },
+      config: { guard: PUBLIC, openapi: { body: LoginDocument } },
       schema: {
         summary: 'Finish the OAuth2 sign-in (PocketBase-compatible)',
         tags: ['pocketbase'],
-        body: OpenObject({
-          provider: Type.Optional(Type.String()),
-          code: Type.Optional(Type.String()),
-          codeVerifier: Type.Optional(Type.String()),
-          redirectURL: Type.Optional(Type.String()),
-          createData: Type.Optional(Type.Unknown()),
-        }),
-        response: { 200: OpenObject({ token: Type.String(), record: UserRecord }), 400: PbError, 403: PbError },
+        body: LoginRequest,
+        response: {
+          200: LoginResponse,
+          400: { ...PbError, description: 'Failed to authenticate.' },
+          403: { ...PbError, description: 'login not in the allow-list' },
+        },
       },
     },
-    async (request) =>
-      identity.oauth.login(
-        (request.body ?? {}) as Record<string, unknown>,
-        `${publicBase(ctx, request)}/api/oauth2-redirect`,
-      ),
+    async (request) => identity.oauth.login(request.body ?? {}, `${publicBase(ctx, request)}/api/oauth2-redirect`),
   );
 
   app.post(
@@ -61,7 +108,12 @@ export async function pocketbaseRoutes(app: FastifyInstance, { ctx }: { ctx: App
       schema: {
         summary: 'Renew a session token (PocketBase-compatible; needs a user token)',
         tags: ['pocketbase'],
-        response: { 200: OpenObject({ token: Type.String(), record: UserRecord }), 401: PbError, 403: PbError },
+        security: [{ Bearer: [] }],
+        response: {
+          200: Session,
+          401: { ...PbError, description: 'no valid session token' },
+          403: { ...PbError, description: 'login no longer in the allow-list' },
+        },
       },
     },
     async (request) => identity.oauth.refresh(pbToken(request.headers.authorization)),
@@ -74,18 +126,19 @@ export async function pocketbaseRoutes(app: FastifyInstance, { ctx }: { ctx: App
       schema: {
         summary: 'Read your own user record (any record for a superuser)',
         tags: ['pocketbase'],
+        security: [{ Bearer: [] }],
         params: Type.Object({ id: Type.String() }),
-        response: { 200: UserRecord, 404: PbError },
+        response: { 200: UserRecord, 404: { ...PbError, description: "The requested resource wasn't found." } },
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
+      const { id } = request.params;
       const token = pbToken(request.headers.authorization);
       const caller = token ? identity.sessions.verify(token) : null;
       const superuser = token && !caller ? identity.superusers.verify(token) : null;
-      if (!superuser && caller?.id !== id) throw pbError(404, PB_NOT_FOUND);
+      if (!superuser && caller?.id !== id) throw new NotFoundError(PB_NOT_FOUND);
       const user = identity.users.get(id);
-      if (!user) throw pbError(404, PB_NOT_FOUND);
+      if (!user) throw new NotFoundError(PB_NOT_FOUND);
       return userRecord(user);
     },
   );
@@ -94,11 +147,16 @@ export async function pocketbaseRoutes(app: FastifyInstance, { ctx }: { ctx: App
     '/api/oauth2-redirect',
     {
       config: { guard: PUBLIC },
-      schema: { summary: 'OAuth2 callback: redirects to the front end', tags: ['pocketbase'] },
+      schema: {
+        summary: 'OAuth2 callback: redirects to the front end with the same query string',
+        tags: ['pocketbase'],
+        produces: ['text/html'],
+        response: { 302: Type.Null({ description: 'to `/auth/callback?<query>`' }) },
+      },
     },
     async (request, reply) => {
       const q = request.url.indexOf('?');
       return reply.redirect(`/auth/callback${q >= 0 ? request.url.slice(q) : ''}`, 302);
     },
   );
-}
+};

@@ -1,20 +1,24 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance, FastifyRequest } from 'fastify';
-import { HttpError } from '../../shared/errors.js';
-import type { AppContext } from '../app.js';
+import type { FastifyRequest } from 'fastify';
+import { MAX_EXPIRY_DAYS, SCOPE_NAMES } from '../../shared/scopes.js';
+import { USER_CODE_ALPHABET } from '../auth/device.js';
 import { validatePatSpec } from '../auth/pat-spec.js';
-import { ipKey, RATE_RULES, rateLimit } from './auth-rate-limit.js';
+import type { AppContext, RoutePlugin } from '../http/context.js';
 import { PUBLIC, SESSION } from './guard.js';
-import { PatSpecBody } from './pat.js';
-import { ErrorBody, OpenObject } from './schemas.js';
+import { PatSpecBody, PatSpecDocument, sessionUser } from './pat.js';
+import { ErrorBody, Timestamp } from './schemas.js';
 
 const DEVICE_CODE_BODY_LIMIT = 16 * 1024;
+const GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
 
-const PollError = Type.Object({
-  error: Type.String({
-    enum: ['authorization_pending', 'slow_down', 'access_denied', 'expired_token', 'invalid_grant'],
-  }),
-});
+const PollError = Type.Object(
+  {
+    error: Type.String({
+      enum: ['authorization_pending', 'slow_down', 'access_denied', 'expired_token', 'invalid_grant'],
+    }),
+  },
+  { description: 'not (yet) a token: `{error}` (RFC 8628 §3.5)' },
+);
 
 const DeviceCodeResponse = Type.Object({
   device_code: Type.String(),
@@ -25,6 +29,8 @@ const DeviceCodeResponse = Type.Object({
   interval: Type.Integer(),
 });
 
+const ScopeName = Type.String({ enum: [...SCOPE_NAMES] });
+
 const TokenResponse = Type.Object({
   access_token: Type.String(),
   token_type: Type.Literal('Bearer'),
@@ -33,9 +39,88 @@ const TokenResponse = Type.Object({
   name: Type.String(),
   prefix: Type.String(),
   plaintext: Type.String(),
-  scopes: Type.Array(Type.String()),
-  expires_at: Type.String({ format: 'date-time' }),
+  scopes: Type.Array(ScopeName),
+  expires_at: Timestamp(),
 });
+
+/**
+ * The token request (RFC 8628 §3.4): `device_code` and `grant_type`, plus the client authentication fields every
+ * OAuth client may send (`client_id`, `client_secret`), which are accepted and ignored (the flow has no clients).
+ */
+const TokenRequest = Type.Object(
+  {
+    device_code: Type.Optional(Type.Unknown()),
+    grant_type: Type.Optional(Type.String()),
+    client_id: Type.Optional(Type.String()),
+    client_secret: Type.Optional(Type.String()),
+  },
+  { additionalProperties: false },
+);
+
+const TokenRequestDocument = Type.Object(
+  {
+    device_code: Type.String({ description: 'the device_code of the start response' }),
+    grant_type: Type.Optional(Type.String({ enum: [GRANT_TYPE] })),
+    client_id: Type.Optional(Type.String({ description: 'accepted and ignored' })),
+    client_secret: Type.Optional(Type.String({ description: 'accepted and ignored' })),
+  },
+  { additionalProperties: false },
+);
+
+const alphabet = `[${USER_CODE_ALPHABET}${USER_CODE_ALPHABET.toLowerCase()}]`;
+/** What the service accepts as a user code: 8 alphabet characters (any case), optionally split by one `-`. */
+const UserCode = Type.String({ pattern: `^${alphabet}{4}-?${alphabet}{4}$`, description: 'XXXX-XXXX' });
+
+const UserCodeBody = Type.Object({ user_code: Type.Optional(Type.String()) }, { additionalProperties: false });
+
+const ApproveBody = Type.Object(
+  {
+    user_code: Type.Optional(Type.String()),
+    name: Type.Optional(Type.String()),
+    scopes: Type.Optional(Type.Array(Type.String())),
+    expires_in_days: Type.Optional(Type.Unknown()),
+  },
+  { additionalProperties: false },
+);
+
+const ApproveDocument = Type.Object(
+  {
+    user_code: UserCode,
+    name: Type.Optional(PatSpecDocument.properties.name),
+    scopes: Type.Optional(PatSpecDocument.properties.scopes),
+    expires_in_days: Type.Optional(PatSpecDocument.properties.expires_in_days),
+  },
+  { additionalProperties: false },
+);
+
+const RequestView = Type.Object({
+  user_code: Type.String(),
+  name: Type.String(),
+  description: Type.String(),
+  scopes: Type.Array(ScopeName),
+  expires_in_days: Type.Integer(),
+  status: Type.String({ enum: ['pending', 'approved', 'denied', 'consumed', 'expired'] }),
+  available_scopes: Type.Array(ScopeName),
+  scope_descriptions: Type.Record(Type.String(), Type.String()),
+  max_expiry_days: Type.Integer({ minimum: MAX_EXPIRY_DAYS, maximum: MAX_EXPIRY_DAYS }),
+});
+
+const Approved = Type.Object({
+  ok: Type.Literal(true),
+  status: Type.Literal('approved'),
+  user_code: Type.String(),
+  name: Type.String(),
+  scopes: Type.Array(ScopeName),
+  expires_in_days: Type.Integer(),
+});
+
+const Denied = Type.Object({ ok: Type.Literal(true), status: Type.Literal('denied'), user_code: Type.String() });
+
+const lifecycleErrors = {
+  404: ErrorBody,
+  409: { ...ErrorBody, description: 'device code is not pending' },
+  410: { ...ErrorBody, description: 'device code expired' },
+};
 
 const firstHeader = (v: string | string[] | undefined): string | undefined =>
   (Array.isArray(v) ? v[0] : v)?.split(',')[0]?.trim() || undefined;
@@ -49,152 +134,97 @@ export function publicBase(ctx: AppContext, request: FastifyRequest): string {
 }
 
 /** RFC 8628 device authorization routes (CONTRACT §7.8). */
-export async function deviceRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+export const deviceRoutes: RoutePlugin = async (app, { ctx }) => {
   const { identity } = ctx;
-  const userOf = (request: FastifyRequest): string => {
-    const id = request.principal?.userId;
-    if (!id) throw new HttpError(500, 'session without a user (server wiring fault)');
-    return id;
-  };
 
-  // RFC 8628 clients poll with a form body.
+  // RFC 8628 clients poll with a form body (this plugin's routes only); it never fails: every outcome is the poll's.
   app.addContentTypeParser('application/x-www-form-urlencoded', { parseAs: 'string' }, (_req, body, done) => {
-    done(null, Object.fromEntries(new URLSearchParams(body as string)));
+    done(null, Object.fromEntries(new URLSearchParams(String(body))));
   });
 
   app.post(
     '/api/oauth/device/code',
     {
-      config: { guard: PUBLIC },
+      config: { guard: PUBLIC, rateLimitClass: 'deviceCode', openapi: { body: PatSpecDocument } },
       bodyLimit: DEVICE_CODE_BODY_LIMIT,
-      preValidation: rateLimit(identity.limiter, RATE_RULES.deviceCode, ipKey),
       schema: {
         summary: 'Start a device authorization (the PAT spec to mint)',
         tags: ['device'],
         body: PatSpecBody,
-        response: { 200: DeviceCodeResponse, 400: ErrorBody, 429: ErrorBody },
+        response: { 200: DeviceCodeResponse },
       },
     },
-    async (request) => {
-      const spec = validatePatSpec((request.body ?? {}) as Record<string, unknown>);
-      return identity.devices.start(spec, publicBase(ctx, request));
-    },
+    async (request) => identity.devices.start(validatePatSpec(request.body ?? {}), publicBase(ctx, request)),
   );
 
   app.post(
     '/api/oauth/device/token',
     {
-      config: { guard: PUBLIC },
+      config: { guard: PUBLIC, openapi: { body: TokenRequestDocument } },
       schema: {
         summary: 'Poll for the minted PAT (returned exactly once)',
         tags: ['device'],
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
-        body: Type.Optional(
-          Type.Object(
-            {
-              device_code: Type.Optional(Type.Unknown({ description: 'the device_code of the start response' })),
-              grant_type: Type.Optional(Type.String({ description: 'urn:ietf:params:oauth:grant-type:device_code' })),
-            },
-            { additionalProperties: false },
-          ),
-        ),
-        response: { 200: TokenResponse, 400: PollError },
+        body: TokenRequest,
+        response: { 200: TokenResponse, 400: Type.Union([PollError, ErrorBody]) },
       },
     },
     async (request, reply) => {
-      const body = (request.body ?? {}) as { device_code?: unknown };
-      const result = identity.devices.poll(body.device_code);
+      const result = identity.devices.poll(request.body?.device_code);
       if (!result.ok) return reply.code(400).send({ error: result.error });
-      return result.body;
+      return result.token;
     },
   );
 
   app.get(
     '/api/oauth/device/code',
     {
-      config: { guard: SESSION },
+      config: {
+        guard: SESSION,
+        openapi: { querystring: Type.Object({ user_code: UserCode }) },
+      },
       schema: {
         summary: 'Look up a device request by user code',
         tags: ['device'],
         querystring: Type.Object({ user_code: Type.Optional(Type.String()) }),
-        response: {
-          200: OpenObject({ user_code: Type.String(), status: Type.String() }),
-          400: ErrorBody,
-          404: ErrorBody,
-          429: ErrorBody,
-        },
+        response: { 200: RequestView, 404: ErrorBody, 429: ErrorBody },
       },
     },
-    async (request) => {
-      const { user_code } = request.query as { user_code?: string };
-      return identity.devices.lookup(user_code, userOf(request));
-    },
+    async (request) => identity.devices.lookup(request.query.user_code, sessionUser(request.principal)),
   );
 
   app.post(
     '/api/oauth/device/approve',
     {
-      config: { guard: SESSION },
-      preValidation: rateLimit(identity.limiter, RATE_RULES.write),
+      config: { guard: SESSION, rateLimitClass: 'write', openapi: { body: ApproveDocument } },
       schema: {
         summary: 'Approve a device request, optionally overriding name, scopes and expiry',
         tags: ['device'],
-        body: Type.Object(
-          {
-            user_code: Type.Optional(Type.String()),
-            name: Type.Optional(Type.String()),
-            scopes: Type.Optional(Type.Array(Type.String())),
-            expires_in_days: Type.Optional(Type.Unknown({ description: 'integer 1..365' })),
-          },
-          { additionalProperties: false },
-        ),
-        response: {
-          200: OpenObject({ ok: Type.Literal(true), status: Type.Literal('approved') }),
-          400: ErrorBody,
-          404: ErrorBody,
-          409: ErrorBody,
-          410: ErrorBody,
-          429: ErrorBody,
-        },
+        body: ApproveBody,
+        response: { 200: Approved, ...lifecycleErrors },
       },
     },
     async (request) => {
-      const body = (request.body ?? {}) as {
-        user_code?: unknown;
-        name?: unknown;
-        scopes?: unknown;
-        expires_in_days?: unknown;
-      };
-      return identity.devices.approve(body.user_code, userOf(request), {
-        name: body.name,
-        scopes: body.scopes,
-        expires_in_days: body.expires_in_days,
-      });
+      const { user_code, ...overrides } = request.body ?? {};
+      return identity.devices.approve(user_code, sessionUser(request.principal), overrides);
     },
   );
 
   app.post(
     '/api/oauth/device/deny',
     {
-      config: { guard: SESSION },
-      preValidation: rateLimit(identity.limiter, RATE_RULES.write),
+      config: {
+        guard: SESSION,
+        rateLimitClass: 'write',
+        openapi: { body: Type.Object({ user_code: UserCode }, { additionalProperties: false }) },
+      },
       schema: {
         summary: 'Deny a device request',
         tags: ['device'],
-        body: Type.Object({ user_code: Type.Optional(Type.String()) }, { additionalProperties: false }),
-        response: {
-          200: OpenObject({ ok: Type.Literal(true), status: Type.Literal('denied') }),
-          400: ErrorBody,
-          404: ErrorBody,
-          409: ErrorBody,
-          410: ErrorBody,
-          429: ErrorBody,
-        },
+        body: UserCodeBody,
+        response: { 200: Denied, ...lifecycleErrors },
       },
     },
-    async (request) => {
-      const body = (request.body ?? {}) as { user_code?: unknown };
-      return identity.devices.deny(body.user_code, userOf(request));
-    },
+    async (request) => identity.devices.deny(request.body?.user_code, sessionUser(request.principal)),
   );
-}
+};

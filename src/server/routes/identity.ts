@@ -1,14 +1,13 @@
-import type { FastifyInstance } from 'fastify';
-import type { AppContext } from '../app.js';
+import type { RoutePlugin } from '../http/context.js';
 import { adminRoutes } from './admin.js';
 import { pocketbaseRoutes } from './auth-pocketbase.js';
 import { deviceRoutes } from './device.js';
 import { patRoutes } from './pat.js';
 
 /** PAT management, device flow, PocketBase-compatible login routes and the admin UI. */
-export async function identityRoutes(app: FastifyInstance, opts: { ctx: AppContext }): Promise<void> {
-  await patRoutes(app, opts);
-  await deviceRoutes(app, opts);
-  await pocketbaseRoutes(app, opts);
-  await adminRoutes(app, opts);
-}
+export const identityRoutes: RoutePlugin = async (app, opts) => {
+  await app.register(patRoutes, opts);
+  await app.register(deviceRoutes, opts);
+  await app.register(pocketbaseRoutes, opts);
+  await app.register(adminRoutes, opts);
+};

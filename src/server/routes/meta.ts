@@ -1,23 +1,52 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
 import { MAX_EXPIRY_DAYS, SCOPES } from '../../shared/scopes.js';
 import { VERSION } from '../../shared/version.js';
-import type { AppContext } from '../app.js';
+import type { RoutePlugin } from '../http/context.js';
 import { redactHealth } from '../health/service.js';
 import { PUBLIC } from './guard.js';
-import { OpenObject } from './schemas.js';
+import { OpenObject, Timestamp } from './schemas.js';
 
-const Check = OpenObject({ status: Type.String({ enum: ['ok', 'error', 'not_configured'] }) });
+const Check = OpenObject(
+  {
+    status: Type.String({ enum: ['ok', 'error', 'not_configured'] }),
+    error: Type.Optional(Type.String({ description: 'why the check failed (`redacted` for anonymous callers)' })),
+  },
+  'one dependency probe; descriptive fields (`backend`, `endpoint`, `buckets`, `uri`, `database`, `dir`, …) vary',
+);
+
+/** CONTRACT §8.1: the paper-access counters (feature on; valid credentials only). */
+const counter = Type.Integer({ minimum: 0 });
+const ParserCounters = Type.Object(
+  {
+    submitted: counter,
+    succeeded: counter,
+    failed_fatal: counter,
+    failed_retryable: counter,
+    failed_daily_limit: counter,
+    cache_hits: counter,
+    cache_misses: counter,
+    inflight_jobs: counter,
+    queued_jobs: counter,
+    preprint_fetches: counter,
+    preprint_fetch_succeeded: counter,
+    preprint_fetch_failed: counter,
+    inflight_preprint_fetches: counter,
+    tokens_total: counter,
+    tokens_cooling: counter,
+  },
+  { description: 'parser counters (paper access on; valid credentials only)' },
+);
 
 const HealthResponse = Type.Object({
   code: Type.Literal(200),
-  message: Type.String(),
-  data: OpenObject({
+  message: Type.String({ enum: ['API is healthy.', 'Dependency degraded.'] }),
+  data: Type.Object({
     status: Type.String({ enum: ['healthy', 'degraded'] }),
     version: Type.String(),
-    uptime_seconds: Type.Integer(),
-    time: Type.String({ format: 'date-time' }),
+    uptime_seconds: Type.Integer({ minimum: 0 }),
+    time: Timestamp(),
     checks: Type.Object({ rawstore: Check, graphdb: Check, wiki: Check }),
+    parser: Type.Optional(ParserCounters),
   }),
 });
 
@@ -36,13 +65,17 @@ const ScopeList = Type.Object({
   max_expiry_days: Type.Integer(),
 });
 
-/** Public meta endpoints: health, server info, the scope vocabulary (CONTRACT §8, §7.4). */
-export async function metaRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+/** Public meta endpoints: health, server info, the scope vocabulary, the API document (CONTRACT §8, §7.4). */
+export const metaRoutes: RoutePlugin = async (app, { ctx }) => {
   app.get(
     '/api/health',
     {
       config: { guard: PUBLIC },
-      schema: { summary: 'Health and dependency probes', tags: ['meta'], response: { 200: HealthResponse } },
+      schema: {
+        summary: 'Health and dependency probes (internal addresses only for a valid credential)',
+        tags: ['meta'],
+        response: { 200: HealthResponse },
+      },
     },
     async (request) => {
       const body = await ctx.health.check();
@@ -84,7 +117,10 @@ export async function metaRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
   );
 
   app.get('/swagger/doc.json', { config: { guard: PUBLIC }, schema: { hide: true } }, async () => app.swagger());
-  app.get('/swagger/index.html', { config: { guard: PUBLIC }, schema: { hide: true } }, async (_request, reply) =>
-    reply.redirect('/swagger/static/index.html'),
-  );
-}
+  // The UI plugin renders its page at `/swagger` with absolute asset paths; that page is served here as it is.
+  let page: string | null = null;
+  app.get('/swagger/index.html', { config: { guard: PUBLIC }, schema: { hide: true } }, async (_request, reply) => {
+    page ??= (await app.inject({ method: 'GET', url: '/swagger' })).body;
+    return reply.type('text/html; charset=utf-8').send(page);
+  });
+};

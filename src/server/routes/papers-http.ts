@@ -1,53 +1,11 @@
 /**
- * HTTP helpers of the papers routes: query parsing (§0.2) and receiving one multipart file part (§9.3 steps 3–4).
+ * HTTP helpers of the papers routes: the uploader header and receiving one multipart file part (§9.3 steps 3–4).
  */
 import type { Readable } from 'node:stream';
 import type { FastifyRequest } from 'fastify';
-import { HttpError } from '../../shared/errors.js';
+import { DomainError, InvalidInputError, UnsupportedMediaTypeError } from '../../shared/domain-errors.js';
 import type { StagedFile } from '../papers/staging.js';
 import { SourceStreamError } from '../papers/staging.js';
-
-type Query = Record<string, unknown>;
-
-export function queryOf(request: FastifyRequest): Query {
-  return (request.query ?? {}) as Query;
-}
-
-/** §0.2 query booleans: `true`/`1` → true; `false`/`0`/absent → false; else 400 `<name> must be a boolean`. */
-export function queryBoolean(query: Query, name: string): boolean {
-  const raw = query[name];
-  if (raw === undefined) return false;
-  if (typeof raw === 'string') {
-    const v = raw.toLowerCase();
-    if (v === 'true' || v === '1') return true;
-    if (v === 'false' || v === '0') return false;
-  }
-  throw new HttpError(400, `${name} must be a boolean`);
-}
-
-/** A 64-hex query value (lower-cased), `null` when absent, else 400 `<name> must be 64 hex characters`. */
-export function querySha256(query: Query, name: string): string | null {
-  const raw = query[name];
-  if (raw === undefined) return null;
-  if (typeof raw === 'string' && /^[0-9a-fA-F]{64}$/.test(raw)) return raw.toLowerCase();
-  throw new HttpError(400, `${name} must be 64 hex characters`);
-}
-
-/** An optional string query value (first one when repeated). */
-export function queryString(query: Query, name: string): string | null {
-  const raw = query[name];
-  if (typeof raw === 'string') return raw;
-  if (Array.isArray(raw) && typeof raw[0] === 'string') return raw[0];
-  return null;
-}
-
-/** An integer query value; `fallback` when absent; 400 `<name> must be an integer` when it does not parse. */
-export function queryInteger(query: Query, name: string, fallback: number): number {
-  const raw = query[name];
-  if (raw === undefined) return fallback;
-  if (typeof raw === 'string' && /^\s*[+-]?\d+\s*$/.test(raw)) return Number(raw);
-  throw new HttpError(400, `${name} must be an integer`);
-}
 
 /** `SVC_USER_HEADER`'s value when configured and present, else `null`. */
 export function headerUser(request: FastifyRequest, userHeader: string | null): string | null {
@@ -62,11 +20,13 @@ export function requireMultipart(request: FastifyRequest, part: string): void {
   const header = request.headers['content-type'] ?? '';
   const type = header.split(';')[0]!.trim().toLowerCase();
   if (type !== 'multipart/form-data' || !request.isMultipart()) {
-    throw new HttpError(415, `unsupported media type '${type}'; send multipart/form-data with a '${part}' part`);
+    throw new UnsupportedMediaTypeError(
+      `unsupported media type '${type}'; send multipart/form-data with a '${part}' part`,
+    );
   }
 }
 
-const parseError = (err: unknown) => new HttpError(400, `parse multipart: ${(err as Error).message}`);
+const parseError = (err: unknown) => new InvalidInputError(`parse multipart: ${(err as Error).message}`);
 
 /**
  * Reads the whole multipart body: the first file part named `field` goes to `stage`; every other part is
@@ -106,11 +66,11 @@ export async function receiveFilePart(
     }
   } catch (err) {
     await staged?.remove();
-    if (err instanceof HttpError) throw err;
+    if (err instanceof DomainError) throw err;
     throw parseError(err);
   }
   if (stageError instanceof SourceStreamError) throw parseError(stageError);
   if (stageError !== null) throw stageError;
-  if (!found || staged === null) throw new HttpError(400, `missing '${field}' multipart part`);
+  if (!found || staged === null) throw new InvalidInputError(`missing '${field}' multipart part`);
   return staged;
 }

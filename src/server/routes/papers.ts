@@ -1,35 +1,21 @@
 import fastifyMultipart from '@fastify/multipart';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { HttpError } from '../../shared/errors.js';
-import { requireUploadId } from '../../shared/ids.js';
-import type { AppContext } from '../app.js';
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { requireUploadId, VERSIONED_ID_PATTERN } from '../../shared/ids.js';
+import type { RoutePlugin } from '../http/context.js';
+import { requestPath } from '../http/headers.js';
+import { HttpError } from '../http/http-error.js';
+import type { ActionSchema } from '../http/openapi.js';
+import { queryBoolean, queryInteger, querySha256, queryString } from '../http/query.js';
 import { normaliseTtl } from '../papers/claims.js';
 import { PDF_UPLOAD_LIMIT } from '../papers/upload-pdf.js';
 import { PARSER_ZIP_LIMIT } from '../papers/upload-parser.js';
-import { scope } from './guard.js';
-import {
-  headerUser,
-  queryBoolean,
-  queryInteger,
-  queryOf,
-  querySha256,
-  queryString,
-  receiveFilePart,
-  requireMultipart,
-} from './papers-http.js';
-
-declare module 'fastify' {
-  interface FastifyContextConfig {
-    /**
-     * Routes that count against the per-user write limit (CONTRACT §7.7: 60 per minute per user) carry
-     * `rateLimitClass: 'write'`; the app's `rateLimitClassHook` (a preValidation hook after the guard) applies it.
-     */
-    rateLimitClass?: 'write';
-  }
-}
+import { scope, type Guard } from './guard.js';
+import { headerUser, receiveFilePart, requireMultipart } from './papers-http.js';
+import { ErrorBody, Nullable, QueryBoolean, Sha256, Timestamp } from './schemas.js';
 
 /** Actions of the papers dispatcher (§9.1), in peeling order. */
-type Action =
+export type PaperActionName =
   | 'markdown/status'
   | 'pdf/status'
   | 'markdown'
@@ -40,13 +26,20 @@ type Action =
   | 'parser-claim';
 
 export interface Dispatch {
-  readonly action: Action;
+  readonly action: PaperActionName;
   /** The id part (everything before the action suffix; may contain `/`), percent-decoded once. */
   readonly id: string;
   readonly claimId: string | null;
 }
 
-const SUFFIXES: readonly Action[] = ['markdown/status', 'pdf/status', 'markdown', 'pdf', 'upload-pdf', 'upload-parser'];
+const SUFFIXES: readonly PaperActionName[] = [
+  'markdown/status',
+  'pdf/status',
+  'markdown',
+  'pdf',
+  'upload-pdf',
+  'upload-parser',
+];
 
 /** Peels the action suffix off `rest` (the decoded path after `/api/papers/`); `null` when none matches. */
 export function peelAction(rest: string): Dispatch | null {
@@ -64,12 +57,23 @@ export function peelAction(rest: string): Dispatch | null {
   return null;
 }
 
-type Handler = (request: FastifyRequest, reply: FastifyReply, d: Dispatch) => Promise<unknown>;
+/**
+ * One action of the dispatcher: its method, its documentation (path parameters, query, files, responses) and
+ * its handler. The guard follows the method: reads need `papers:read`; writes `papers:write` and count against
+ * the write limit. Paper access (CONTRACT §11) brings its GET actions through `paperRoutes`' `actions` option.
+ */
+export interface PaperAction {
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly action: PaperActionName;
+  readonly schema: Omit<ActionSchema, 'params'>;
+  handle(request: FastifyRequest, reply: FastifyReply, target: Dispatch): Promise<unknown>;
+}
 
 const PREFIX = '/api/papers/';
 
-function restOf(url: string): string {
-  const raw = (url.split('?')[0] ?? '').slice(PREFIX.length);
+/** The decoded rest of a papers path (an undecodable one stays raw and matches no id). */
+function restOf(path: string): string {
+  const raw = path.slice(PREFIX.length);
   try {
     return decodeURIComponent(raw);
   } catch {
@@ -77,8 +81,137 @@ function restOf(url: string): string {
   }
 }
 
-/** Paper endpoints: stats, needs-parser, uploads and claims (CONTRACT §9). */
-export async function paperRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+const guardOf = (method: PaperAction['method']): Guard =>
+  method === 'GET' ? scope('papers', 'read') : scope('papers', 'write');
+
+const VERSIONED_ID = Type.String({
+  pattern: VERSIONED_ID_PATTERN,
+  description: 'canonical id or bare old-style number, with version vN (a `/` may be sent raw or as %2F)',
+});
+
+const actionPath = (action: PaperActionName): string =>
+  action === 'parser-claim/id' ? `${PREFIX}{preprint_id}/parser-claim/{claim_id}` : `${PREFIX}{preprint_id}/${action}`;
+
+const actionParams = (action: PaperActionName) =>
+  action === 'parser-claim/id'
+    ? Type.Object({ preprint_id: VERSIONED_ID, claim_id: Type.String({ pattern: '^[^/]+$' }) })
+    : Type.Object({ preprint_id: VERSIONED_ID });
+
+const Stats = Type.Union([
+  Type.Object({ available: Type.Literal(false) }),
+  Type.Object({
+    available: Type.Literal(true),
+    total: Type.Integer(),
+    has_pdf: Type.Integer(),
+    has_md: Type.Integer(),
+    has_json: Type.Integer(),
+    needs_parser: Type.Integer(),
+    total_images: Type.Integer(),
+    loaded_at: Nullable(Timestamp()),
+  }),
+]);
+
+const NeedsParserPaper = Type.Object({
+  preprint_id: Type.String(),
+  key: Type.String(),
+  pdf_path: Type.String(),
+  pdf_uploaded_at: Nullable(Timestamp()),
+  claimed: Type.Boolean(),
+  claim_expires_at: Nullable(Timestamp()),
+  claim_requester: Nullable(Type.String()),
+});
+
+const NeedsParser = Type.Object({
+  papers: Type.Array(NeedsParserPaper),
+  returned: Type.Integer(),
+  total_unclaimed: Type.Integer(),
+  total_claimed: Type.Integer(),
+  available: Type.Boolean(),
+});
+
+const catalogSync = {
+  headers: {
+    'X-Catalog-Sync': { type: 'string', enum: ['deferred'], description: 'the index or graph is updated later' },
+  },
+};
+
+const PdfUploaded = Type.Object(
+  {
+    preprint_id: Type.String(),
+    key: Type.String(),
+    pdf_path: Type.String(),
+    pdf_bytes: Type.Integer(),
+    pdf_sha256: Sha256(),
+    pdf_unchanged: Type.Boolean(),
+    overwritten: Type.Boolean(),
+    unchanged: Type.Boolean(),
+    uploaded_by: Type.Optional(Type.String()),
+  },
+  catalogSync,
+);
+
+const ParserUploaded = Type.Object(
+  {
+    preprint_id: Type.String(),
+    key: Type.String(),
+    markdown_path: Type.String(),
+    markdown_bytes: Type.Integer(),
+    markdown_sha256: Sha256(),
+    markdown_unchanged: Type.Boolean(),
+    image_count: Type.Integer(),
+    images_path: Type.String(),
+    images_written: Type.Integer(),
+    images_unchanged: Type.Integer(),
+    zip_bytes: Type.Integer(),
+    zip_sha256: Sha256(),
+    source: Nullable(Type.String()),
+    uploaded_by: Nullable(Type.String()),
+    overwritten: Type.Boolean(),
+    unchanged: Type.Boolean(),
+  },
+  catalogSync,
+);
+
+const Collision = Type.Object(
+  {
+    detail: Type.String(),
+    existing_sha256: Nullable(Sha256()),
+    new_sha256: Sha256(),
+    existing_path: Type.String(),
+    hint: Type.String(),
+    note: Type.Optional(Type.String({ description: 'only when existing_sha256 is null' })),
+  },
+  { description: 'different content is stored under the key' },
+);
+
+const Claimed = Type.Object({
+  claim_id: Type.String(),
+  preprint_id: Type.String(),
+  key: Type.String(),
+  requester: Type.String(),
+  created_at: Timestamp(),
+  expires_at: Timestamp(),
+  ttl_seconds: Type.Integer({ minimum: 60, maximum: 7200 }),
+  pdf_url: Type.String(),
+  pdf_sha256: Type.Optional(Sha256()),
+});
+
+const AlreadyClaimed = Type.Object(
+  {
+    detail: Type.String(),
+    claim_id: Type.String(),
+    claim_expires_at: Timestamp(),
+    claim_requester: Type.String(),
+  },
+  { description: 'an unexpired claim is held' },
+);
+
+const storeError = { ...ErrorBody, description: 'object store error: <message>' };
+const claimStoreDown = { ...ErrorBody, description: 'claim store unavailable (graph unreachable); retry shortly' };
+const hashQuery = (description: string) => Type.Optional(Type.String({ pattern: '^[0-9a-fA-F]{64}$', description }));
+
+/** Paper endpoints: stats, needs-parser, uploads and claims (CONTRACT §9), plus any actions passed in. */
+export const paperRoutes: RoutePlugin<{ actions?: readonly PaperAction[] }> = async (app, { ctx, actions = [] }) => {
   // Upload bodies are streamed by the handlers, never parsed up front: this also keeps authentication ahead of
   // any body handling. Multipart requests are marked by the plugin and read with `request.parts()`.
   app.removeAllContentTypeParsers();
@@ -88,29 +221,76 @@ export async function paperRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
 
   const papers = ctx.papers;
   const uploader = (request: FastifyRequest) => headerUser(request, ctx.config.userHeader);
+  type Query = Record<string, unknown>;
+  const queryOf = (request: FastifyRequest) => (request.query ?? {}) as Query;
 
-  /** The handler table of the dispatcher. Paper access (GET markdown/pdf/status) adds its actions here when on. */
-  const handlers: Record<'GET' | 'POST' | 'DELETE', Partial<Record<Action, Handler>>> = {
-    GET: {},
-    POST: {
-      'upload-pdf': async (request, reply, d) => {
+  const own: PaperAction[] = [
+    {
+      method: 'POST',
+      action: 'upload-pdf',
+      schema: {
+        summary: 'Upload a PDF (create-if-absent; overwrite keeps the prior version)',
+        tags: ['papers'],
+        querystring: Type.Object({
+          expected_sha256: hashQuery('sha256 of the PDF; checked before any write'),
+          overwrite: Type.Optional(QueryBoolean('replace different existing content')),
+        }),
+        files: [{ name: 'pdf', description: `the PDF (must start with %PDF-), at most ${PDF_UPLOAD_LIMIT} bytes` }],
+        response: {
+          201: { ...PdfUploaded, description: 'written' },
+          200: { ...PdfUploaded, description: 'unchanged: the stored object already has this sha256' },
+          400: { ...ErrorBody, description: 'invalid id or query, broken multipart, not a PDF, hash mismatch' },
+          409: Collision,
+          413: { ...ErrorBody, description: `over ${PDF_UPLOAD_LIMIT} bytes` },
+          500: storeError,
+        },
+      },
+      handle: async (request, reply, d) => {
         const id = requireUploadId(d.id);
         const query = queryOf(request);
-        const expectedSha256 = querySha256(query, 'expected_sha256');
-        const overwrite = queryBoolean(query, 'overwrite');
+        const expectedSha256 = querySha256(query['expected_sha256'], 'expected_sha256');
+        const overwrite = queryBoolean(query['overwrite'], 'overwrite');
         requireMultipart(request, 'pdf');
         const staged = await receiveFilePart(request, 'pdf', PDF_UPLOAD_LIMIT, (file) => papers.stage('pdf', file));
         const result = await papers.uploadPdf({ id, expectedSha256, overwrite, uploadedBy: uploader(request), staged });
         if (result.catalogDeferred) reply.header('X-Catalog-Sync', 'deferred');
-        return reply.code(result.status).send(result.body);
+        return reply.code(result.created ? 201 : 200).send(result.record);
       },
-      'upload-parser': async (request, reply, d) => {
+    },
+    {
+      method: 'POST',
+      action: 'upload-parser',
+      schema: {
+        summary: 'Upload a parser result zip (full.md and images/)',
+        tags: ['papers'],
+        querystring: Type.Object({
+          expected_sha256: hashQuery('sha256 of the zip'),
+          pdf_sha256: hashQuery('sha256 of the PDF the contributor parsed'),
+          overwrite: Type.Optional(
+            QueryBoolean('replace different existing content and delete stored images not in the bundle'),
+          ),
+          source: Type.Optional(Type.String({ description: 'free audit label (first 64 characters kept)' })),
+        }),
+        files: [
+          { name: 'parser_zip', description: `the complete parser result zip, at most ${PARSER_ZIP_LIMIT} bytes` },
+        ],
+        response: {
+          201: { ...ParserUploaded, description: 'written' },
+          200: { ...ParserUploaded, description: 'markdown and every image unchanged' },
+          400: { ...ErrorBody, description: 'invalid id, query, multipart or zip; a hash mismatch' },
+          404: { ...ErrorBody, description: 'no stored PDF' },
+          409: Collision,
+          413: { ...ErrorBody, description: 'zip over its cap, or full.md / an image over 26214400 bytes' },
+          500: storeError,
+        },
+      },
+      handle: async (request, reply, d) => {
         const id = requireUploadId(d.id);
         const query = queryOf(request);
-        const expectedSha256 = querySha256(query, 'expected_sha256');
-        const pdfSha256 = querySha256(query, 'pdf_sha256');
-        const overwrite = queryBoolean(query, 'overwrite');
-        const sourceRaw = queryString(query, 'source');
+        const expectedSha256 = querySha256(query['expected_sha256'], 'expected_sha256');
+        const pdfSha256 = querySha256(query['pdf_sha256'], 'pdf_sha256');
+        const overwrite = queryBoolean(query['overwrite'], 'overwrite');
+        const sourceRaw = queryString(query['source']);
         const source = sourceRaw === null || sourceRaw === '' ? null : [...sourceRaw].slice(0, 64).join('');
         requireMultipart(request, 'parser_zip');
         const staged = await receiveFilePart(request, 'parser_zip', PARSER_ZIP_LIMIT, (file) =>
@@ -126,62 +306,105 @@ export async function paperRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
           staged,
         });
         if (result.catalogDeferred) reply.header('X-Catalog-Sync', 'deferred');
-        return reply.code(result.status).send(result.body);
+        return reply.code(result.created ? 201 : 200).send(result.record);
       },
-      'parser-claim': async (request, reply, d) => {
+    },
+    {
+      method: 'POST',
+      action: 'parser-claim',
+      schema: {
+        summary: 'Claim a paper for parsing (a lease)',
+        tags: ['papers'],
+        querystring: Type.Object({
+          ttl_seconds: Type.Optional(
+            Type.String({
+              description: 'lease length in seconds: absent, unparseable or ≤ 0 → 1800; clamped to 60..7200',
+            }),
+          ),
+        }),
+        response: {
+          201: { ...Claimed, description: 'the lease' },
+          404: { ...ErrorBody, description: 'no PDF stored, or markdown already exists' },
+          409: AlreadyClaimed,
+          500: storeError,
+          503: claimStoreDown,
+        },
+      },
+      handle: async (request, reply, d) => {
         const id = requireUploadId(d.id);
         const ttl = normaliseTtl(queryOf(request)['ttl_seconds']);
         const requester = uploader(request) ?? request.principal?.login ?? 'system-pat';
-        const result = await papers.claim(id, requester, ttl);
-        return reply.code(result.status).send(result.body);
+        return reply.code(201).send(await papers.claim(id, requester, ttl));
       },
     },
-    DELETE: {
-      'parser-claim/id': async (_request, reply, d) => {
+    {
+      method: 'DELETE',
+      action: 'parser-claim/id',
+      schema: {
+        summary: 'Release a claim',
+        tags: ['papers'],
+        response: {
+          204: Type.Null({ description: 'released, or no active claim' }),
+          409: { ...ErrorBody, description: 'claim_id does not match the active claim' },
+          503: claimStoreDown,
+        },
+      },
+      handle: async (_request, reply, d) => {
         const id = requireUploadId(d.id);
         await papers.releaseClaim(id, d.claimId!);
         return reply.code(204).send();
       },
     },
-  };
+  ];
 
-  const dispatches = new WeakMap<FastifyRequest, { dispatch: Dispatch; handler: Handler }>();
+  const table = new Map<string, PaperAction>();
+  for (const action of [...own, ...actions]) {
+    table.set(`${action.method} ${action.action}`, action);
+    app.documentAction({
+      method: action.method,
+      url: actionPath(action.action),
+      guard: guardOf(action.method),
+      ...(action.method === 'GET' ? {} : { rateLimitClass: 'write' as const }),
+      schema: { ...action.schema, params: actionParams(action.action) },
+    });
+  }
+  const find = (method: string, dispatch: Dispatch | null) =>
+    dispatch ? table.get(`${method === 'HEAD' ? 'GET' : method} ${dispatch.action}`) : undefined;
 
+  const dispatches = new WeakMap<FastifyRequest, { dispatch: Dispatch; action: PaperAction }>();
   for (const method of ['GET', 'POST', 'DELETE'] as const) {
     app.route({
       method,
       url: '/api/papers/*',
-      config:
-        method === 'GET'
-          ? { guard: scope('papers', 'read') }
-          : { guard: scope('papers', 'write'), rateLimitClass: 'write' },
+      config: {
+        guard: guardOf(method),
+        ...(method === 'GET' ? {} : { rateLimitClass: 'write' as const }),
+        serves: (path: string) => find(method, peelAction(restOf(path))) !== undefined,
+      },
       schema: { hide: true },
-      // Unknown actions answer 404 before any authentication (§9.1): this runs ahead of the guard's preHandler.
+      // Unknown actions answer 404 before any authentication (§9.1): this runs ahead of the policy hook.
       onRequest: async (request, reply) => {
-        const rest = restOf(request.url);
+        const rest = restOf(requestPath(request));
         const dispatch = peelAction(rest);
-        const verb = request.method === 'HEAD' ? 'GET' : (request.method as 'GET' | 'POST' | 'DELETE');
-        const handler = dispatch ? handlers[verb]?.[dispatch.action] : undefined;
-        if (!dispatch || !handler) {
+        const action = find(request.method, dispatch);
+        if (!dispatch || !action) {
           return reply.code(404).send({ detail: `no ${request.method} handler for ${PREFIX}${rest}` });
         }
-        dispatches.set(request, { dispatch, handler });
+        dispatches.set(request, { dispatch, action });
       },
       handler: async (request, reply) => {
         const entry = dispatches.get(request);
-        if (!entry) throw new HttpError(404, 'not found');
-        return entry.handler(request, reply, entry.dispatch);
+        if (!entry) throw new HttpError(500, 'papers dispatcher without a dispatch (server wiring fault)');
+        return entry.action.handle(request, reply, entry.dispatch);
       },
     });
   }
-
-  documentActions(app);
 
   app.get(
     '/api/papers/stats',
     {
       config: { guard: scope('papers', 'read') },
-      schema: { summary: 'Paper asset statistics', tags: ['papers'] },
+      schema: { summary: 'Paper asset statistics (the metadata index)', tags: ['papers'], response: { 200: Stats } },
     },
     async () => papers.stats(),
   );
@@ -189,144 +412,29 @@ export async function paperRoutes(app: FastifyInstance, { ctx }: { ctx: AppConte
   app.get(
     '/api/papers/needs-parser',
     {
-      config: { guard: scope('papers', 'read') },
-      schema: { summary: 'Papers waiting for a parser result', tags: ['papers'] },
+      config: {
+        guard: scope('papers', 'read'),
+        openapi: {
+          querystring: Type.Object({
+            limit: Type.Optional(Type.Integer({ description: 'default 10, clamped to 1..100' })),
+            include_claimed: Type.Optional(QueryBoolean('also list claimed papers, with their lease')),
+          }),
+        },
+      },
+      schema: {
+        summary: 'Papers waiting for a parser result',
+        tags: ['papers'],
+        querystring: Type.Object({
+          limit: Type.Optional(Type.String()),
+          include_claimed: Type.Optional(Type.String()),
+        }),
+        response: { 200: NeedsParser, 503: claimStoreDown },
+      },
     },
     async (request) => {
-      const query = queryOf(request);
-      const limit = Math.min(100, Math.max(1, queryInteger(query, 'limit', 10)));
-      const includeClaimed = queryBoolean(query, 'include_claimed');
+      const limit = Math.min(100, Math.max(1, queryInteger(request.query.limit, 'limit', 10)));
+      const includeClaimed = queryBoolean(request.query.include_claimed, 'include_claimed');
       return papers.needsParser(limit, includeClaimed);
     },
   );
-}
-
-const idParam = (description: string) => ({
-  name: 'preprint_id',
-  in: 'path',
-  required: true,
-  type: 'string',
-  description,
-});
-const shaQuery = (name: string, description: string) => ({
-  name,
-  in: 'query',
-  required: false,
-  type: 'string',
-  pattern: '^[0-9a-fA-F]{64}$',
-  description,
-});
-const boolQuery = (name: string, description: string) => ({
-  name,
-  in: 'query',
-  required: false,
-  type: 'boolean',
-  description,
-});
-const errors = {
-  400: { description: 'invalid id, query or body (`{detail}`; hash mismatches add the hashes)' },
-  401: { description: 'no or invalid credential' },
-  403: { description: 'the credential lacks papers:write (`{detail, obj, act}`)' },
-  500: { description: 'object store error' },
 };
-const VERSIONED_ID =
-  'canonical id or bare old-style number, with version vN (old-style ids may contain an encoded or raw /)';
-
-/** The dispatcher's actions as their own paths in the OpenAPI document (CONTRACT §8.4). */
-function documentActions(app: FastifyInstance): void {
-  app.documentOperation('post', '/api/papers/{preprint_id}/upload-pdf', {
-    summary: 'Upload a PDF (create-if-absent; overwrite keeps the prior version)',
-    tags: ['papers'],
-    consumes: ['multipart/form-data'],
-    security: [{ Bearer: [] }],
-    parameters: [
-      idParam(VERSIONED_ID),
-      shaQuery('expected_sha256', 'sha256 of the PDF; checked before any write'),
-      boolQuery('overwrite', 'replace different existing content'),
-      {
-        name: 'pdf',
-        in: 'formData',
-        type: 'file',
-        required: true,
-        description: 'the PDF (must start with %PDF-), at most 104857600 bytes',
-      },
-    ],
-    responses: {
-      201: { description: 'written' },
-      200: { description: 'unchanged: the stored object already has this sha256' },
-      ...errors,
-      404: { description: 'unknown action' },
-      409: {
-        description: 'different content exists (`{detail, existing_sha256, new_sha256, existing_path, hint[, note]}`)',
-      },
-      413: { description: 'over 104857600 bytes' },
-      415: { description: 'not multipart/form-data' },
-    },
-  });
-  app.documentOperation('post', '/api/papers/{preprint_id}/upload-parser', {
-    summary: 'Upload a parser result zip (full.md and images/)',
-    tags: ['papers'],
-    consumes: ['multipart/form-data'],
-    security: [{ Bearer: [] }],
-    parameters: [
-      idParam(VERSIONED_ID),
-      shaQuery('expected_sha256', 'sha256 of the zip'),
-      shaQuery('pdf_sha256', 'sha256 of the PDF the contributor parsed'),
-      boolQuery('overwrite', 'replace different existing content and delete stored images not in the bundle'),
-      { name: 'source', in: 'query', required: false, type: 'string', maxLength: 64, description: 'free audit label' },
-      {
-        name: 'parser_zip',
-        in: 'formData',
-        type: 'file',
-        required: true,
-        description: 'the complete parser result zip, at most 209715200 bytes',
-      },
-    ],
-    responses: {
-      201: { description: 'written' },
-      200: { description: 'markdown and every image unchanged' },
-      ...errors,
-      404: { description: 'no stored PDF' },
-      409: { description: 'a target exists with different content' },
-      413: { description: 'zip over 209715200 bytes, or full.md / an image over 26214400 bytes' },
-      415: { description: 'not multipart/form-data' },
-    },
-  });
-  app.documentOperation('post', '/api/papers/{preprint_id}/parser-claim', {
-    summary: 'Claim a paper for parsing (a lease)',
-    tags: ['papers'],
-    security: [{ Bearer: [] }],
-    parameters: [
-      idParam(VERSIONED_ID),
-      {
-        name: 'ttl_seconds',
-        in: 'query',
-        required: false,
-        type: 'integer',
-        description: 'lease length; default 1800, clamped to 60..7200',
-      },
-    ],
-    responses: {
-      201: {
-        description:
-          'the lease `{claim_id, preprint_id, key, requester, created_at, expires_at, ttl_seconds, pdf_url[, pdf_sha256]}`',
-      },
-      ...errors,
-      404: { description: 'no PDF stored, or markdown already exists' },
-      409: { description: 'already claimed (`{detail, claim_id, claim_expires_at, claim_requester}`)' },
-      503: { description: 'claim store unavailable (graph unreachable)' },
-    },
-  });
-  app.documentOperation('delete', '/api/papers/{preprint_id}/parser-claim/{claim_id}', {
-    summary: 'Release a claim',
-    tags: ['papers'],
-    security: [{ Bearer: [] }],
-    parameters: [idParam(VERSIONED_ID), { name: 'claim_id', in: 'path', required: true, type: 'string' }],
-    responses: {
-      204: { description: 'released, or no active claim' },
-      ...errors,
-      409: { description: 'claim_id does not match the active claim' },
-      503: { description: 'claim store unavailable (graph unreachable)' },
-    },
-  });
-}

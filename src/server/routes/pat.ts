@@ -1,25 +1,44 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import { HttpError } from '../../shared/errors.js';
-import { MAX_EXPIRY_DAYS } from '../../shared/scopes.js';
-import type { AppContext } from '../app.js';
-import { validatePatSpec } from '../auth/pat-spec.js';
+import { NotFoundError } from '../../shared/domain-errors.js';
+import { MAX_EXPIRY_DAYS, SCOPE_NAMES } from '../../shared/scopes.js';
+import { DESCRIPTION_MAX, NAME_MAX, validatePatSpec } from '../auth/pat-spec.js';
 import type { PatRecord } from '../auth/pats.js';
 import { rfc3339 } from '../auth/time.js';
-import { RATE_RULES, rateLimit } from './auth-rate-limit.js';
+import type { RoutePlugin } from '../http/context.js';
+import { HttpError } from '../http/http-error.js';
 import { SESSION } from './guard.js';
-import { ErrorBody } from './schemas.js';
+import { ErrorBody, Nullable, Timestamp } from './schemas.js';
 
 /**
- * The PAT request body. Field rules are checked by the service with the exact messages of CONTRACT §7.3; the
- * schema only refuses unknown fields and documents the shape.
+ * The PAT request body as validated: field rules are checked by the service with the exact messages of
+ * CONTRACT §7.3, so the schema only refuses unknown fields and wrong JSON types.
  */
 export const PatSpecBody = Type.Object(
   {
-    name: Type.Optional(Type.String({ description: 'required, 1..80 characters after trimming' })),
-    description: Type.Optional(Type.String({ description: 'optional, at most 200 characters' })),
-    expires_in_days: Type.Optional(Type.Unknown({ description: `required integer 1..${MAX_EXPIRY_DAYS}` })),
-    scopes: Type.Optional(Type.Array(Type.String(), { description: 'scopes from the vocabulary; `*` is refused' })),
+    name: Type.Optional(Type.String()),
+    description: Type.Optional(Type.String()),
+    expires_in_days: Type.Optional(Type.Unknown()),
+    scopes: Type.Optional(Type.Array(Type.String())),
+  },
+  { additionalProperties: false },
+);
+
+const ScopeName = Type.String({ enum: [...SCOPE_NAMES] });
+
+/** The PAT request body as the document states it: everything the service enforces. */
+export const PatSpecDocument = Type.Object(
+  {
+    name: Type.String({
+      minLength: 1,
+      maxLength: NAME_MAX,
+      pattern: '\\S',
+      description: `required; 1..${NAME_MAX} characters after trimming`,
+    }),
+    description: Type.Optional(Type.String({ maxLength: DESCRIPTION_MAX, description: 'optional' })),
+    expires_in_days: Type.Integer({ minimum: 1, maximum: MAX_EXPIRY_DAYS, description: 'lifetime in days' }),
+    scopes: Type.Optional(
+      Type.Array(ScopeName, { description: 'scopes from the vocabulary (`*` is refused); duplicates are dropped' }),
+    ),
   },
   { additionalProperties: false },
 );
@@ -30,9 +49,9 @@ const Created = Type.Object({
   prefix: Type.String(),
   plaintext: Type.String({ description: 'shown once' }),
   description: Type.String(),
-  scopes: Type.Array(Type.String()),
-  expires_at: Type.String({ format: 'date-time' }),
-  created: Type.String({ format: 'date-time' }),
+  scopes: Type.Array(ScopeName),
+  expires_at: Timestamp(),
+  created: Timestamp(),
 });
 
 const Listed = Type.Object({
@@ -40,10 +59,10 @@ const Listed = Type.Object({
   name: Type.String(),
   prefix: Type.String(),
   description: Type.String(),
-  scopes: Type.Array(Type.String()),
-  expires_at: Type.String({ format: 'date-time' }),
-  last_used_at: Type.Union([Type.String({ format: 'date-time' }), Type.Null()]),
-  created: Type.String({ format: 'date-time' }),
+  scopes: Type.Array(ScopeName),
+  expires_at: Timestamp(),
+  last_used_at: Nullable(Timestamp()),
+  created: Timestamp(),
   expired: Type.Boolean(),
 });
 
@@ -59,29 +78,30 @@ export const listedPat = (p: PatRecord, now: number) => ({
   expired: now >= p.expiresAt,
 });
 
+/** The user of a session-only route's principal (the guard guarantees one). */
+export function sessionUser(principal: { userId: string | null } | null): string {
+  if (!principal?.userId) throw new HttpError(500, 'session without a user (server wiring fault)');
+  return principal.userId;
+}
+
 /** `POST/GET /api/pat`, `DELETE /api/pat/{id}` — browser session only (CONTRACT §7.3). */
-export async function patRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+export const patRoutes: RoutePlugin = async (app, { ctx }) => {
   const { identity } = ctx;
-  const userOf = (p: { userId: string | null } | null): string => {
-    if (!p?.userId) throw new HttpError(500, 'session without a user (server wiring fault)');
-    return p.userId;
-  };
 
   app.post(
     '/api/pat',
     {
-      config: { guard: SESSION },
-      preValidation: rateLimit(identity.limiter, RATE_RULES.patCreate),
+      config: { guard: SESSION, rateLimitClass: 'patCreate', openapi: { body: PatSpecDocument } },
       schema: {
         summary: 'Create a personal access token (plaintext shown once)',
         tags: ['auth'],
         body: PatSpecBody,
-        response: { 201: Created, 400: ErrorBody, 429: ErrorBody },
+        response: { 201: Created },
       },
     },
     async (request, reply) => {
-      const spec = validatePatSpec(request.body as Record<string, unknown>);
-      const pat = identity.pats.mint(userOf(request.principal), spec);
+      const spec = validatePatSpec(request.body);
+      const pat = identity.pats.mint(sessionUser(request.principal), spec);
       return reply.code(201).send({
         id: pat.id,
         name: pat.name,
@@ -107,15 +127,14 @@ export async function patRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext
     },
     async (request) => {
       const now = identity.now();
-      return { tokens: identity.pats.list(userOf(request.principal)).map((p) => listedPat(p, now)) };
+      return { tokens: identity.pats.list(sessionUser(request.principal)).map((p) => listedPat(p, now)) };
     },
   );
 
   app.delete(
     '/api/pat/:id',
     {
-      config: { guard: SESSION },
-      preValidation: rateLimit(identity.limiter, RATE_RULES.write),
+      config: { guard: SESSION, rateLimitClass: 'write' },
       schema: {
         summary: 'Revoke one of your PATs',
         tags: ['auth'],
@@ -124,9 +143,10 @@ export async function patRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext
       },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
-      if (!identity.pats.revoke(id, userOf(request.principal))) throw new HttpError(404, 'token not found');
+      if (!identity.pats.revoke(request.params.id, sessionUser(request.principal))) {
+        throw new NotFoundError('token not found');
+      }
       return { ok: true as const };
     },
   );
-}
+};

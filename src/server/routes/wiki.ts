@@ -1,13 +1,11 @@
-import { Type, type Static } from '@sinclair/typebox';
-import type { FastifyInstance } from 'fastify';
-import { HttpError } from '../../shared/errors.js';
+import { Type } from '@sinclair/typebox';
+import { InvalidInputError, NotFoundError } from '../../shared/domain-errors.js';
 import { getPageDetail, listPages, searchWiki, wikiStats } from '../../wiki/index.js';
-import type { AppContext } from '../app.js';
-import { RATE_RULES, rateLimit } from './auth-rate-limit.js';
+import type { RoutePlugin } from '../http/context.js';
+import { queryBoolean } from '../http/query.js';
 import { scope } from './guard.js';
-import { ErrorBody, OpenObject } from './schemas.js';
+import { ErrorBody, Nullable, OpenObject, QueryBoolean } from './schemas.js';
 
-const Nullable = <T extends ReturnType<typeof Type.String>>(schema: T) => Type.Union([schema, Type.Null()]);
 const Counts = Type.Object({}, { additionalProperties: Type.Integer() });
 
 const PageListQuery = Type.Object(
@@ -65,10 +63,15 @@ const SearchQuery = Type.Object(
   {
     q: Type.Optional(Type.String()),
     limit: Type.Optional(Type.Integer({ description: 'default 10, clamped to 1..100' })),
-    include_sources: Type.Optional(Type.String({ description: 'boolean: true/1 or false/0 (default false)' })),
+    include_sources: Type.Optional(Type.String()),
   },
   { additionalProperties: true },
 );
+
+const SearchQueryDocument = Type.Object({
+  ...SearchQuery.properties,
+  include_sources: Type.Optional(QueryBoolean('include `source` pages (default false)')),
+});
 
 const SearchResults = Type.Object({
   query: Type.String(),
@@ -96,8 +99,8 @@ const SyncStatus = Type.Object({
       commit: Type.Optional(Nullable(Type.String())),
       commit_time: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
       upstream: Type.Optional(Nullable(Type.String())),
-      ahead: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
-      behind: Type.Optional(Type.Union([Type.Integer(), Type.Null()])),
+      ahead: Type.Optional(Nullable(Type.Integer())),
+      behind: Type.Optional(Nullable(Type.Integer())),
       dirty: Type.Optional(Type.Boolean()),
       warnings: Type.Optional(Type.Array(OpenObject({ code: Type.String(), message: Type.String() }))),
     },
@@ -114,45 +117,24 @@ const PullResponse = Type.Object({
   git: Type.Object({ commit: Nullable(Type.String()), branch: Nullable(Type.String()), dirty: Type.Boolean() }),
 });
 
-/** CONTRACT §0.2 query booleans. */
-function queryBoolean(value: string | undefined, name: string): boolean {
-  if (value === undefined) return false;
-  const v = value.toLowerCase();
-  if (v === 'true' || v === '1') return true;
-  if (v === 'false' || v === '0') return false;
-  throw new HttpError(400, `${name} must be a boolean`);
-}
-
 /**
  * The pull takes no parameters: no body, an empty body or `{}`. (Not a body schema: Fastify would then reject a
  * request without a body.) Other bodies get the §0.2 answers.
  */
 function requireEmptyBody(body: unknown): void {
   if (body === undefined || body === null) return;
-  if (typeof body !== 'object' || Array.isArray(body)) throw new HttpError(400, 'body: must be object');
+  if (typeof body !== 'object' || Array.isArray(body)) throw new InvalidInputError('body: must be object');
   const [first] = Object.keys(body);
-  if (first !== undefined) throw new HttpError(400, `unknown field '${first}'`);
+  if (first !== undefined) throw new InvalidInputError(`unknown field '${first}'`);
 }
 
 /** Wiki endpoints (CONTRACT §13.4): pages, stats, search, sync status and pull. */
-export async function wikiRoutes(app: FastifyInstance, { ctx }: { ctx: AppContext }): Promise<void> {
+export const wikiRoutes: RoutePlugin = async (app, { ctx }) => {
   const wiki = ctx.wiki;
   const read = { guard: scope('wiki', 'read') };
   const tags = ['wiki'];
 
-  // The pull takes no body; an empty body sent as JSON is accepted rather than rejected (this plugin's scope only).
-  app.removeContentTypeParser('application/json');
-  app.addContentTypeParser('application/json', { parseAs: 'string' }, (_request, body, done) => {
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (text.trim() === '') return done(null, undefined);
-    try {
-      done(null, JSON.parse(text));
-    } catch (err) {
-      done(new HttpError(400, `parse body: ${(err as Error).message}`), undefined);
-    }
-  });
-
-  app.get<{ Querystring: Static<typeof PageListQuery> }>(
+  app.get(
     '/api/pages',
     {
       config: read,
@@ -168,10 +150,10 @@ export async function wikiRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
 
   const pageDetail = (id: string) => {
     const page = getPageDetail(wiki.snapshot(), id);
-    if (page === null) throw new HttpError(404, `Page not found: ${id}`);
+    if (page === null) throw new NotFoundError(`Page not found: ${id}`);
     return page;
   };
-  app.get<{ Params: Static<typeof PageParams> }>(
+  app.get(
     '/api/pages/:page_id',
     {
       config: read,
@@ -185,9 +167,16 @@ export async function wikiRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
     async (request) => pageDetail(request.params.page_id),
   );
   // An id sent with a raw `/` spans segments: it is never a page, but it gets the same 404 body (§13.4).
-  app.get<{ Params: { '*': string } }>(
+  app.get(
     '/api/pages/*',
-    { config: read, schema: { hide: true, response: { 404: ErrorBody } } },
+    {
+      config: read,
+      schema: {
+        hide: true,
+        params: Type.Object({ '*': Type.String() }),
+        response: { 200: PageDetail, 404: ErrorBody },
+      },
+    },
     async (request) => pageDetail(request.params['*']),
   );
 
@@ -197,15 +186,15 @@ export async function wikiRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
     async () => wikiStats(wiki.snapshot()),
   );
 
-  app.get<{ Querystring: Static<typeof SearchQuery> }>(
+  app.get(
     '/api/search',
     {
-      config: read,
+      config: { ...read, openapi: { querystring: SearchQueryDocument } },
       schema: {
         summary: 'Full-text search over wiki pages (BM25)',
         tags,
         querystring: SearchQuery,
-        response: { 200: SearchResults, 400: ErrorBody },
+        response: { 200: SearchResults },
       },
     },
     async (request) => {
@@ -227,13 +216,21 @@ export async function wikiRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
   app.post(
     '/api/wiki/sync/pull',
     {
-      config: { guard: scope('wiki', 'write') },
-      preValidation: rateLimit(ctx.identity.limiter, RATE_RULES.write),
+      config: { guard: scope('wiki', 'write'), rateLimitClass: 'write' },
       schema: {
         summary: 'Fetch (prune) and fast-forward the wiki checkout, then refresh the cache',
         description: 'Takes no body (an empty body or `{}` is accepted).',
         tags,
-        response: { 200: PullResponse, 409: ErrorBody, 500: ErrorBody, 502: ErrorBody },
+        response: {
+          200: PullResponse,
+          400: { ...ErrorBody, description: 'a body other than none, empty or `{}`' },
+          409: {
+            ...ErrorBody,
+            description: 'the checkout is missing, not a git checkout, dirty, or cannot fast-forward',
+          },
+          500: { ...ErrorBody, description: 'git cannot be run' },
+          502: { ...ErrorBody, description: 'git fetch or pull failed' },
+        },
       },
     },
     async (request) => {
@@ -241,4 +238,4 @@ export async function wikiRoutes(app: FastifyInstance, { ctx }: { ctx: AppContex
       return wiki.pull();
     },
   );
-}
+};

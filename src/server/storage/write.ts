@@ -2,10 +2,8 @@
  * The write policy of CONTRACT §3.3 on top of the store primitives: create-if-absent with the 412 → HEAD
  * comparison, or overwrite with a zero-write shortcut for identical content.
  */
-import { HttpError } from '../../shared/errors.js';
-import { InvalidKeyError } from './keys.js';
-import { ObjectStoreError, type ObjectBody, type ObjectStore } from './object-store.js';
 import { rfc3339 } from '../../shared/time.js';
+import type { ObjectBody, ObjectStore } from './object-store.js';
 
 export type WriteOutcome =
   | { readonly status: 'written'; readonly overwritten: boolean; readonly etag: string | null }
@@ -30,7 +28,7 @@ export function storedSha256(metadata: Readonly<Record<string, string>>): string
   return v && /^[0-9a-f]{64}$/.test(v) ? v : null;
 }
 
-/** Writes one object per §3.3. Store failures surface as `ObjectStoreError`. */
+/** Writes one object per §3.3. Store failures surface as the store's errors. */
 export async function writeObject(
   store: ObjectStore,
   key: string,
@@ -79,10 +77,7 @@ export async function checkTarget(store: ObjectStore, key: string, sha256: strin
   return existingSha256 === sha256.toLowerCase() ? { state: 'same' } : { state: 'different', existingSha256 };
 }
 
-/** 500 `{"detail":"object store error: <message>"}` for store failures; other errors pass through. */
-export function toHttpError(err: unknown): unknown {
-  if (err instanceof ObjectStoreError || err instanceof InvalidKeyError) {
-    return new HttpError(500, `object store error: ${err.message}`);
-  }
-  return err;
+/** User metadata values must be header-safe: anything outside printable ASCII is percent-encoded. */
+export function metadataValue(value: string): string {
+  return /^[\x20-\x7e]*$/.test(value) ? value : encodeURIComponent(value);
 }

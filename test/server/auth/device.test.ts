@@ -183,6 +183,54 @@ describe('device authorization flow', () => {
     expect(res.json().token_type).toBe('Bearer');
   });
 
+  it('accepts the client authentication fields every RFC 8628 client sends (client_id, client_secret)', async () => {
+    const { device_code, user_code } = await start();
+    const form = (extra: string) =>
+      h.inject({
+        method: 'POST',
+        url: '/api/oauth/device/token',
+        headers: { 'content-type': 'application/x-www-form-urlencoded' },
+        payload: `device_code=${device_code}&grant_type=urn%3Aietf%3Aparams%3Aoauth%3Agrant-type%3Adevice_code${extra}`,
+      });
+    expect((await form('&client_id=pks-cli')).json()).toEqual({ error: 'authorization_pending' });
+    h.clock.advance(5_000);
+    await approve({ user_code });
+    const json = await h.inject({
+      method: 'POST',
+      url: '/api/oauth/device/token',
+      payload: {
+        device_code,
+        grant_type: 'urn:ietf:params:oauth:grant-type:device_code',
+        client_id: 'pks-cli',
+        client_secret: '',
+      },
+    });
+    expect(json.statusCode).toBe(200);
+    expect(json.json().token_type).toBe('Bearer');
+    // A field no OAuth client sends is still refused, in the contract's `{detail}` shape.
+    const odd = await h.inject({
+      method: 'POST',
+      url: '/api/oauth/device/token',
+      payload: { device_code, colour: 'red' },
+    });
+    expect(odd.statusCode).toBe(400);
+    expect(odd.json()).toEqual({ detail: "unknown field 'colour'" });
+  });
+
+  it('a token request the body parser or schema refuses answers `{detail}`, not a poll error', async () => {
+    const send = (payload: string, type: string) =>
+      h.inject({ method: 'POST', url: '/api/oauth/device/token', headers: { 'content-type': type }, payload });
+    const broken = await send('{"device_code":', 'application/json');
+    expect(broken.statusCode).toBe(400);
+    expect(broken.json().detail).toMatch(/^parse body: /);
+    const list = await send('[1]', 'application/json');
+    expect(list.statusCode).toBe(400);
+    expect(list.json()).toEqual({ detail: 'body: must be object' });
+    const text = await send('device_code=x', 'text/plain');
+    expect(text.statusCode).toBe(400);
+    expect(text.json()).toEqual({ detail: 'body: must be object' });
+  });
+
   it('device/code validates the PAT spec like POST /api/pat and caps the body at 16 KiB', async () => {
     const bad = await h.inject({ method: 'POST', url: '/api/oauth/device/code', payload: { ...SPEC, scopes: ['*'] } });
     expect(bad.statusCode).toBe(400);

@@ -14,6 +14,7 @@ import { graphProbe, localDirProbe, wikiProbe } from '../../../src/server/health
 import { HealthService } from '../../../src/server/health/service.js';
 import { openWiki } from '../../../src/server/wiki/service.js';
 import { openPaperAssets } from '../../../src/server/papers/assets.js';
+import { GraphService } from '../../../src/server/graph/service.js';
 
 export const SYSTEM_PAT = 'system-pat-for-auth-tests-0001';
 export const T0 = Date.UTC(2026, 4, 1, 12, 0, 0);
@@ -65,6 +66,7 @@ export async function authHarness(
     identity,
     papers,
     wiki,
+    graph: new GraphService(null, { queryTimeoutSeconds: null }),
     webRoot: path.join(dir, 'no-web'),
   });
   await app.ready();

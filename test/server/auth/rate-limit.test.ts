@@ -1,8 +1,9 @@
 import type { FastifyRequest } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FixedWindowLimiter, RATE_RULES } from '../../../src/server/auth/rate-limit.js';
-import { rateLimit } from '../../../src/server/routes/auth-rate-limit.js';
-import { HttpError } from '../../../src/shared/errors.js';
+import { routePolicyHook } from '../../../src/server/http/route-policy.js';
+import { PUBLIC, scope, SESSION } from '../../../src/server/routes/guard.js';
+import { RateLimitedError } from '../../../src/shared/domain-errors.js';
 import { authHarness, bearer, TestClock, type AuthHarness } from './harness.js';
 
 describe('FixedWindowLimiter', () => {
@@ -18,13 +19,10 @@ describe('FixedWindowLimiter', () => {
     } catch (err) {
       error = err;
     }
-    expect(error).toBeInstanceOf(HttpError);
-    const e = error as HttpError;
-    expect(e.status).toBe(429);
-    expect(e.body).toEqual({
-      detail: 'rate limit exceeded: at most 3 requests per minute for test rule; retry in 40 s',
-    });
-    expect(e.headers).toEqual({ 'Retry-After': '40' });
+    expect(error).toBeInstanceOf(RateLimitedError);
+    const e = error as RateLimitedError;
+    expect(e.message).toBe('rate limit exceeded: at most 3 requests per minute for test rule; retry in 40 s');
+    expect(e.retryAfterSeconds).toBe(40);
     limiter.hit(rule, 'other-key'); // keys are independent
     clock.advance(39_500); // the window ends exactly 60 s after its first hit
     limiter.hit(rule, 'k');
@@ -36,19 +34,25 @@ describe('FixedWindowLimiter', () => {
     const rule = { name: 'r', limit: 1 };
     limiter.hit(rule, 'k');
     clock.advance(59_999);
-    expect(() => limiter.hit(rule, 'k')).toThrow(expect.objectContaining({ headers: { 'Retry-After': '1' } }));
+    expect(() => limiter.hit(rule, 'k')).toThrow(expect.objectContaining({ retryAfterSeconds: 1 }));
   });
 
-  it('the rateLimit preHandler exempts requests without a user (the system PAT)', async () => {
+  it('the per-user write rule exempts requests without a user (the system PAT)', async () => {
     const limiter = new FixedWindowLimiter(new TestClock().now);
-    const handler = rateLimit(limiter, { name: 'r', limit: 1 });
-    const system = {
-      principal: { source: 'system-pat', userId: null, login: null, scopes: ['*'] },
-    } as unknown as FastifyRequest;
-    for (let i = 0; i < 5; i++) await handler(system);
-    const user = { principal: { source: 'pat', userId: 'u1', login: 'a', scopes: [] } } as unknown as FastifyRequest;
-    await handler(user);
-    await expect(handler(user)).rejects.toMatchObject({ status: 429 });
+    const system = { source: 'system-pat', userId: null, login: null, scopes: ['*'] } as const;
+    const user = { source: 'pat', userId: 'u1', login: 'a', scopes: ['papers:write'] } as const;
+    const hook = routePolicyHook({ resolve: async (auth) => (auth === 'system' ? system : user) }, limiter);
+    const req = (authorization: string) =>
+      ({
+        is404: false,
+        headers: { authorization },
+        routeOptions: { config: { guard: scope('papers', 'write'), rateLimitClass: 'write' } },
+        principal: null,
+        log: { setBindings: () => undefined },
+      }) as unknown as FastifyRequest;
+    for (let i = 0; i < 100; i++) await hook(req('system'));
+    for (let i = 0; i < 60; i++) await hook(req('user'));
+    await expect(hook(req('user'))).rejects.toBeInstanceOf(RateLimitedError);
   });
 });
 
@@ -108,18 +112,20 @@ describe('rate limits on the PAT routes', () => {
   });
 });
 
-describe('rateLimitClassHook', () => {
-  it("limits routes marked rateLimitClass: 'write' to 60 per minute per user and ignores the others", async () => {
-    const { rateLimitClassHook } = await import('../../../src/server/routes/auth-rate-limit.js');
-    const hook = rateLimitClassHook(new FixedWindowLimiter(new TestClock().now));
+describe('the route policy hook', () => {
+  it("limits routes declaring rateLimitClass: 'write' to 60 per minute per user and ignores the others", async () => {
+    const principal = { source: 'session', userId: 'u1', login: 'a', scopes: ['*'] } as const;
+    const hook = routePolicyHook({ resolve: async () => principal }, new FixedWindowLimiter(new TestClock().now));
     const req = (config: object) =>
       ({
         is404: false,
+        headers: { authorization: 'Bearer x' },
         routeOptions: { config },
-        principal: { source: 'session', userId: 'u1', login: 'a', scopes: ['*'] },
+        principal: null,
+        log: { setBindings: () => undefined },
       }) as unknown as FastifyRequest;
-    for (let i = 0; i < 100; i++) await hook(req({}));
-    for (let i = 0; i < 60; i++) await hook(req({ rateLimitClass: 'write' }));
-    await expect(hook(req({ rateLimitClass: 'write' }))).rejects.toMatchObject({ status: 429 });
+    for (let i = 0; i < 100; i++) await hook(req({ guard: PUBLIC }));
+    for (let i = 0; i < 60; i++) await hook(req({ guard: SESSION, rateLimitClass: 'write' }));
+    await expect(hook(req({ guard: SESSION, rateLimitClass: 'write' }))).rejects.toBeInstanceOf(RateLimitedError);
   });
 });

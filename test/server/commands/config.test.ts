@@ -34,7 +34,18 @@ describe('pksd config show', () => {
     expect(lines).toContain('SVC_SERVER_PORT=4999  # flag');
     expect(lines).toContain('SVC_PUBLIC_URL=https://pks.example.org  # env');
     expect(lines).toContain('SVC_EDGE_NAME=from-file  # file');
-    expect(lines).toContain('SVC_LOG_LEVEL=  # default');
+    // A defaulted setting shows the value it takes, not an empty one.
+    expect(lines).toContain('SVC_LOG_LEVEL=info  # default');
+    expect(lines).toContain('SVC_SERVER_HOST=127.0.0.1  # default');
+    expect(lines).toContain('SVC_HTTP_ADDR=127.0.0.1:4999  # default');
+    expect(lines).toContain('SVC_SYSTEM_PAT_SCOPES=*  # default');
+    expect(lines).toContain('SVC_PREPRINT_FETCH_RPS=0.33  # default');
+    expect(lines).toContain('SVC_PAPER_ACCESS_ENABLED=false  # default');
+    expect(lines).toContain(`SVC_WIKI_DIR=${path.join(path.dirname(dir), 'pks-wiki')}  # default`);
+    expect(lines).toContain('IDP_AUTH_URL=https://github.com/login/oauth/authorize  # default');
+    // Settings without a default stay empty; parser settings are not read while paper access is off.
+    expect(lines).toContain('SVC_USER_HEADER=  # default');
+    expect(lines).toContain('PARSER_TIMEOUT=  # default');
     expect(lines).toContain('SVC_SYSTEM_PAT=<set, 24 chars>  # env');
     expect(lines).toContain('GRAPHDB_PASSWORD=<set, 20 chars>  # file');
     for (const secret of Object.values(SECRETS)) {
@@ -52,6 +63,16 @@ describe('pksd config show', () => {
     expect(stdout).toContain('# SVC_OBJ_*: object store settings partly set');
     expect(stdout).toContain('# SVC_SYSTEM_PAT: must be at least 16 characters (got 5)');
     expect(stdout).not.toContain('short');
+    // Defaults are shown on an invalid configuration too.
+    expect(stdout).toContain('SVC_LOG_LEVEL=info  # default');
+  });
+
+  it('shows the parser defaults when paper access is on', async () => {
+    const { code, stdout } = await pksd(['config', 'show'], { SVC_PAPER_ACCESS_ENABLED: 'true' });
+    expect(code).toBe(0);
+    expect(stdout).toContain('PARSER_TIMEOUT=1800  # default');
+    expect(stdout).toContain('PARSER_MODEL_VERSION=vlm  # default');
+    expect(stdout).toContain('SVC_PAPER_ACCESS_ENABLED=true  # env');
   });
 });
 

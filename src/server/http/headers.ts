@@ -1,0 +1,34 @@
+/**
+ * The headers every `/api/*` response carries (CONTRACT §0.2), and the request path they are decided on.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { VERSION } from '../../shared/version.js';
+
+export const ATTRIBUTION = 'OpenAlex (CC0), Crossref (CC0), arXiv';
+
+/** `X-Svc-Server-Version` and `X-Attribution`, as `[name, value]` pairs (also written on raw sockets). */
+export const API_HEADERS: readonly (readonly [string, string])[] = [
+  ['X-Svc-Server-Version', VERSION],
+  ['X-Attribution', ATTRIBUTION],
+];
+
+/**
+ * The path of a request target without its query: an absolute-form target (`GET http://host/api/x HTTP/1.1`)
+ * is reduced to its path, as the router does.
+ */
+export function pathOf(rawUrl: string): string {
+  const absolute = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(rawUrl);
+  const target = absolute ? rawUrl.slice(absolute[0].length) || '/' : rawUrl;
+  return target.split(/[?#]/, 1)[0] ?? '/';
+}
+
+export const isApiPath = (path: string): boolean => path === '/api' || path.startsWith('/api/');
+
+/** The request's path (see `pathOf`). */
+export const requestPath = (request: FastifyRequest): string => pathOf(request.raw.url ?? '/');
+
+/** Adds the `/api/*` headers to a reply when the request is an API request. */
+export function setApiHeaders(request: FastifyRequest, reply: FastifyReply): void {
+  if (!isApiPath(requestPath(request))) return;
+  for (const [name, value] of API_HEADERS) reply.header(name, value);
+}

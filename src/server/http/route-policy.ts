@@ -1,0 +1,37 @@
+/**
+ * The one hook that applies a route's declared policy (`config.guard`, `config.rateLimitClass`): the guard
+ * (CONTRACT §7.1, §7.4), the audit labels, then the rate limit (§7.7). It runs before body validation, so an
+ * anonymous request with a bad body is 401, not 400; requests a guard rejects never count against a limit.
+ */
+import type { FastifyRequest } from 'fastify';
+import { RATE_RULES, type FixedWindowLimiter, type RateRule } from '../auth/rate-limit.js';
+import type { CredentialResolver } from '../auth/principal.js';
+import { enforceGuard } from '../routes/guard.js';
+import { bindPrincipal } from './audit.js';
+import type { RateLimitClass } from './context.js';
+import { HttpError } from './http-error.js';
+
+/** Per user (PATs and sessions of one user share a window; the system PAT, bound to no user, is exempt) or per IP. */
+const byUser = (request: FastifyRequest): string | null => request.principal?.userId ?? null;
+const byIp = (request: FastifyRequest): string => request.ip;
+
+const RATE_CLASSES: Readonly<Record<RateLimitClass, { rule: RateRule; key: (r: FastifyRequest) => string | null }>> = {
+  write: { rule: RATE_RULES.write, key: byUser },
+  patCreate: { rule: RATE_RULES.patCreate, key: byUser },
+  deviceCode: { rule: RATE_RULES.deviceCode, key: byIp },
+};
+
+export function routePolicyHook(resolver: CredentialResolver | null, limiter: FixedWindowLimiter) {
+  return async (request: FastifyRequest): Promise<void> => {
+    if (request.is404) return; // the not-found handler serves no data
+    const { guard, rateLimitClass } = request.routeOptions.config;
+    if (guard === undefined) throw new HttpError(500, 'route without a guard decision (server wiring fault)');
+    await enforceGuard(guard, resolver, request);
+    bindPrincipal(request);
+    if (rateLimitClass !== undefined) {
+      const { rule, key } = RATE_CLASSES[rateLimitClass];
+      const k = key(request);
+      if (k !== null) limiter.hit(rule, k);
+    }
+  };
+}
