@@ -1,9 +1,13 @@
-import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app.js';
+import type { App } from './http/context.js';
+import { openPaperAccess } from './access/open.js';
+import { openIngest } from './ingest/open.js';
+import type { IngestService } from './ingest/service.js';
+import { openChunkSearch } from './rag/open.js';
 import { openIdentity, type Identity } from './auth/identity.js';
 import { CredentialChain } from './auth/system-pat.js';
 import type { ShownSetting } from './config/show.js';
@@ -11,6 +15,7 @@ import type { Config } from './config/types.js';
 import { acquireServerLock } from './db/lock.js';
 import { ensureGraphSchemaInBackground } from './graph/constraints.js';
 import { createGraphClient, type GraphClient } from './graph/driver.js';
+import { GraphService } from './graph/service.js';
 import { graphProbe, localDirProbe, s3Probe, wikiProbe } from './health/probes.js';
 import { HealthService } from './health/service.js';
 import { openPaperAssets, type PaperAssets } from './papers/assets.js';
@@ -18,7 +23,7 @@ import { openWiki, type WikiService } from './wiki/service.js';
 import { createS3Clients, type S3Clients } from './storage/s3-client.js';
 
 export interface RunningServer {
-  readonly app: FastifyInstance;
+  readonly app: App;
   /** `http://host:port` the server listens on. */
   readonly url: string;
   /** Stops accepting, lets in-flight requests finish (bounded), releases everything. */
@@ -61,19 +66,29 @@ export async function startServer(config: Config, options: StartOptions): Promis
   let identity: Identity | null = null;
   let papers: PaperAssets | null = null;
   let wiki: WikiService | null = null;
+  let ingest: IngestService | null = null;
   try {
     s3 = config.objectStore ? createS3Clients(config.objectStore, config.edgeName) : null;
     graph = config.graph ? createGraphClient(config.graph) : null;
     // Constraints and indexes are created in the background: an unreachable graph must not delay the start.
     if (graph) void ensureGraphSchemaInBackground(graph, logger, { signal: background.signal });
-    const health = new HealthService({
-      rawstore: s3 && config.objectStore ? s3Probe(s3, config.objectStore.endpoint) : localDirProbe(config.rawDir),
-      graphdb: graphProbe(graph, config.graph?.uri ?? null),
-      wiki: wikiProbe(config.wikiDir),
-    });
     identity = openIdentity(config, logger, options.settings ? { settings: options.settings } : {});
     papers = await openPaperAssets(config, logger, { s3, graph });
     wiki = await openWiki(config, logger);
+    // The job machinery is built even with paper access off: ingest's fetch stage shares its limiter and slots
+    // (CONTRACT §10); only the paper-access routes and the parse stage depend on the switch.
+    const access = openPaperAccess(config, logger, papers);
+    ingest = await openIngest(config, logger, access, papers);
+    const rag = openChunkSearch(config);
+    const health = new HealthService(
+      {
+        rawstore: s3 && config.objectStore ? s3Probe(s3, config.objectStore.endpoint) : localDirProbe(config.rawDir),
+        graphdb: graphProbe(graph, config.graph?.uri ?? null),
+        wiki: wikiProbe(config.wikiDir),
+      },
+      undefined,
+      config.paperAccessEnabled ? () => access.counters() : null,
+    );
     const credentials = new CredentialChain(config.systemPat, identity.verifiers);
     const app = await buildApp({
       config,
@@ -83,6 +98,10 @@ export async function startServer(config: Config, options: StartOptions): Promis
       identity,
       papers,
       wiki,
+      graph: new GraphService(graph, { queryTimeoutSeconds: config.graph?.queryTimeoutSeconds ?? null }),
+      access,
+      ingest,
+      rag,
       webRoot: options.webRoot ?? DEFAULT_WEB_ROOT,
     });
     // While shutting down, responses close their keep-alive connection so in-flight requests end the server.
@@ -104,6 +123,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     const openIdentityModule = identity;
     const paperAssets = papers;
     const wikiService = wiki;
+    const ingestService = ingest;
     let closing: Promise<void> | null = null;
     return {
       app,
@@ -117,6 +137,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
             await app.close();
           } finally {
             clearTimeout(timer);
+            await ingestService.close().catch(() => undefined);
             await paperAssets.close().catch(() => undefined);
             await wikiService.close().catch(() => undefined);
             openIdentityModule.close();
@@ -130,6 +151,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     };
   } catch (err) {
     background.abort();
+    await ingest?.close().catch(() => undefined);
     await papers?.close().catch(() => undefined);
     await wiki?.close().catch(() => undefined);
     identity?.close();

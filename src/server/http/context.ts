@@ -18,6 +18,7 @@ import type { ChunkSearch } from '../rag/service.js';
 import type { GraphService } from '../graph/service.js';
 import type { Guard } from '../routes/guard.js';
 import type { WikiService } from '../wiki/service.js';
+import type { ProxyTrust } from './client.js';
 import type { DispatchedOperation, OpenApiOverlay } from './openapi.js';
 
 /** Everything the HTTP layer needs; services are built by the caller so tests can build them differently. */
@@ -87,5 +88,7 @@ declare module 'fastify' {
     readonly routeTable: readonly RegisteredRoute[];
     /** Adds an action of a wildcard dispatcher to the route table and documents it as its own path. */
     documentAction(op: DispatchedOperation): void;
+    /** Whether a peer is a trusted proxy (`SVC_TRUSTED_PROXIES`), whose forwarded headers are believed. */
+    readonly proxyTrust: ProxyTrust;
   }
 }

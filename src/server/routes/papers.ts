@@ -23,13 +23,16 @@ export type PaperActionName =
   | 'upload-pdf'
   | 'upload-parser'
   | 'parser-claim/id'
-  | 'parser-claim';
+  | 'parser-claim'
+  | 'images';
 
 export interface Dispatch {
   readonly action: PaperActionName;
   /** The id part (everything before the action suffix; may contain `/`), percent-decoded once. */
   readonly id: string;
   readonly claimId: string | null;
+  /** The image name of the `images` action (may contain `/`). */
+  readonly name?: string;
 }
 
 const SUFFIXES: readonly PaperActionName[] = [
@@ -43,6 +46,9 @@ const SUFFIXES: readonly PaperActionName[] = [
 
 /** Peels the action suffix off `rest` (the decoded path after `/api/papers/`); `null` when none matches. */
 export function peelAction(rest: string): Dispatch | null {
+  // `<id>/images/<name>`: the id ends at the first `/images/` (an image name may itself contain `/`).
+  const image = /^(.+?)\/images\/(.+)$/.exec(rest);
+  if (image) return { action: 'images', id: image[1]!, claimId: null, name: image[2]! };
   for (const action of SUFFIXES) {
     const suffix = `/${action}`;
     if (rest.endsWith(suffix) && rest.length > suffix.length) {
@@ -89,13 +95,26 @@ const VERSIONED_ID = Type.String({
   description: 'canonical id or bare old-style number, with version vN (a `/` may be sent raw or as %2F)',
 });
 
-const actionPath = (action: PaperActionName): string =>
-  action === 'parser-claim/id' ? `${PREFIX}{preprint_id}/parser-claim/{claim_id}` : `${PREFIX}{preprint_id}/${action}`;
+const ID_OR_DOI = Type.String({
+  minLength: 1,
+  description: 'canonical id, versionless id, bare old-style number or DOI (a `/` may be sent raw or as %2F)',
+});
 
-const actionParams = (action: PaperActionName) =>
-  action === 'parser-claim/id'
-    ? Type.Object({ preprint_id: VERSIONED_ID, claim_id: Type.String({ pattern: '^[^/]+$' }) })
-    : Type.Object({ preprint_id: VERSIONED_ID });
+const actionPath = (action: PaperActionName): string => {
+  if (action === 'parser-claim/id') return `${PREFIX}{preprint_id}/parser-claim/{claim_id}`;
+  if (action === 'images') return `${PREFIX}{preprint_id}/images/{name}`;
+  return `${PREFIX}{preprint_id}/${action}`;
+};
+
+/** Paper-access reads (CONTRACT §11.4) take any id form or a DOI; uploads and claims a versioned id. */
+const ACCESS_ACTIONS: ReadonlySet<PaperActionName> = new Set(['markdown', 'pdf', 'markdown/status', 'pdf/status']);
+
+const actionParams = (action: PaperActionName) => {
+  if (action === 'parser-claim/id')
+    return Type.Object({ preprint_id: VERSIONED_ID, claim_id: Type.String({ pattern: '^[^/]+$' }) });
+  if (action === 'images') return Type.Object({ preprint_id: ID_OR_DOI, name: Type.String({ minLength: 1 }) });
+  return Type.Object({ preprint_id: ACCESS_ACTIONS.has(action) ? ID_OR_DOI : VERSIONED_ID });
+};
 
 const Stats = Type.Union([
   Type.Object({ available: Type.Literal(false) }),

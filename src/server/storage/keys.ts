@@ -1,6 +1,7 @@
 /**
  * App keys → (kind, key in bucket) routing and content types (CONTRACT §3.1).
  */
+import { UpstreamError } from '../../shared/domain-errors.js';
 import { ASSET_KINDS, type AssetKind } from '../../shared/ids.js';
 
 export type { AssetKind };
@@ -9,10 +10,10 @@ export type { AssetKind };
 export const INDEX_BUCKET_KEY = 'index/papers.parquet';
 export const INDEX_CONTENT_TYPE = 'application/vnd.apache.parquet';
 
-export class InvalidKeyError extends Error {
+/** A key the layout refuses: a server fault, answered like any object store failure (500). */
+export class InvalidKeyError extends UpstreamError {
   constructor(key: string, reason: string) {
-    super(`invalid object key ${JSON.stringify(key)}: ${reason}`);
-    this.name = 'InvalidKeyError';
+    super('object_store', `object store error: invalid object key ${JSON.stringify(key)}: ${reason}`);
   }
 }
 

@@ -382,6 +382,12 @@ export class LocalObjectStore implements ObjectStore {
     }
   }
 
+  /** Presigning is unavailable (§3.5): the files have no address outside the server; callers fall back to arXiv. */
+  async presignGet(key: string): Promise<string | null> {
+    routeObjectKey(key);
+    return null;
+  }
+
   private async indexSignature(): Promise<string | null> {
     try {
       return fileSignature(await stat(this.indexPath));

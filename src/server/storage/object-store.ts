@@ -96,6 +96,12 @@ export interface ObjectStore {
    * ETag, or `null` when the precondition failed.
    */
   writeIndex(bytes: Buffer, expectedEtag: string | null, options?: CallOptions): Promise<string | null>;
+  /**
+   * A time-limited GET URL of an object for an outside party (the parser provider, CONTRACT §3.4, §11.6), signed
+   * for `SVC_OBJ_PUBLIC_ENDPOINT`. `null` when this store cannot hand out such URLs: the S3 backend without a
+   * public endpoint, and the local backend (its files have no address outside the server).
+   */
+  presignGet(key: string, ttlSeconds: number): Promise<string | null>;
 }
 
 export function bodySize(body: ObjectBody): number {

@@ -15,6 +15,7 @@ import {
   PutObjectCommand,
   type PutObjectCommandInput,
 } from '@aws-sdk/client-s3';
+import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Logger } from 'pino';
 import { ASSET_KINDS, type AssetKind } from '../../shared/ids.js';
 import { INDEX_BUCKET_KEY, INDEX_CONTENT_TYPE, routeKey, routeObjectKey } from './keys.js';
@@ -372,6 +373,20 @@ export class S3ObjectStore implements ObjectStore {
     } catch (err) {
       if (isPreconditionFailure(err)) return null;
       throw wrap('write', INDEX_BUCKET_KEY, err);
+    }
+  }
+
+  /** A GET URL signed by the public-endpoint client (§3.4), or `null` when `SVC_OBJ_PUBLIC_ENDPOINT` is unset. */
+  async presignGet(key: string, ttlSeconds: number): Promise<string | null> {
+    const { kind, bucketKey } = routeObjectKey(key);
+    const signer = this.clients.publicSigner;
+    if (signer === null) return null;
+    try {
+      return await getSignedUrl(signer, new GetObjectCommand({ Bucket: this.bucket(kind), Key: bucketKey }), {
+        expiresIn: ttlSeconds,
+      });
+    } catch (err) {
+      throw wrap('presign', key, err);
     }
   }
 }

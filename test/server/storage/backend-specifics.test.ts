@@ -8,13 +8,12 @@ import { mkdir, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promi
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { type HttpError } from '../../../src/shared/errors.js';
 import { contentTypeFor } from '../../../src/server/storage/keys.js';
 import { LocalObjectStore } from '../../../src/server/storage/local-store.js';
 import { ObjectStoreError, type ObjectInfo, type ObjectStore } from '../../../src/server/storage/object-store.js';
 import { createS3Clients, type S3Clients } from '../../../src/server/storage/s3-client.js';
 import { S3ObjectStore } from '../../../src/server/storage/s3-store.js';
-import { toHttpError, writeObject } from '../../../src/server/storage/write.js';
+import { writeObject } from '../../../src/server/storage/write.js';
 import { startMoto, type MotoServer } from '../../support/moto.js';
 import { localFixture, motoBuckets, quietLogger } from './backends.js';
 
@@ -165,7 +164,7 @@ describe('S3 backend (§3.4)', () => {
     }
   });
 
-  it('a store error surfaces as ObjectStoreError → 500 object store error', async () => {
+  it('a store error surfaces as ObjectStoreError naming the operation and key', async () => {
     const config = await motoBuckets(moto);
     const clients = createS3Clients({ ...config, buckets: { ...config.buckets, pdf: 'missing-bucket-y' } }, null);
     try {
@@ -175,9 +174,7 @@ describe('S3 backend (§3.4)', () => {
         contentType: 'application/pdf',
       }).catch((e: unknown) => e);
       expect(err).toBeInstanceOf(ObjectStoreError);
-      const http = toHttpError(err) as HttpError;
-      expect(http.status).toBe(500);
-      expect(String(http.body['detail'])).toMatch(/^object store error: put pdf\/2501\/2501\.00010v1\.pdf: /);
+      expect((err as Error).message).toMatch(/^put pdf\/2501\/2501\.00010v1\.pdf: /);
       // Listing errors are fatal to the caller.
       await expect(async () => {
         for await (const _ of store.list('pdf/')) void _;

@@ -1,4 +1,13 @@
-import { startHttpDouble, type HttpDouble } from './http-double.js';
+import type { ServerResponse } from 'node:http';
+import {
+  Gate,
+  sendAnswer,
+  startHttpDouble,
+  type Answer,
+  type HttpDouble,
+  type RecordedRequest,
+  type DoubleOptions,
+} from './http-double.js';
 
 /** A paper the arXiv double knows: versionless id → latest version and PDF bytes per version. */
 export interface ArxivPaper {
@@ -7,58 +16,128 @@ export interface ArxivPaper {
   readonly pdfs: ReadonlyMap<number, Buffer>;
 }
 
+export type ArxivRoute = 'pdf' | 'abs';
+
 export interface ArxivDouble extends HttpDouble {
   readonly papers: Map<string, ArxivPaper>;
-  /** Answers the next `n` requests with 429 and this `Retry-After` (seconds). */
+  /** Holds `/pdf/` requests before answering while closed (to observe downloads in flight). */
+  readonly pdfGate: Gate;
+  /** Answers the next requests of `route` with these answers, in order, before serving normally. */
+  answerNext(route: ArxivRoute, ...answers: Answer[]): void;
+  /** Answers the next `n` requests (any route) with 429 and this `Retry-After` (seconds). */
   rateLimitNext(n: number, retryAfterSeconds?: number): void;
+  /** `/pdf/<id>` answers 301 to `/pdf-mirror/<id>` (which serves the bytes) while set. */
+  redirectPdfs: boolean;
+  /** Sends PDF bodies in 64 KiB chunks with this pause between them (0 = at once). */
+  pdfChunkDelayMs: number;
+  /** Requests of one route (method GET, path only). */
+  requestsTo(route: ArxivRoute): RecordedRequest[];
 }
 
-/** A minimal valid-looking PDF whose bytes are unique per `tag`. */
-export function fakePdf(tag: string): Buffer {
-  return Buffer.from(`%PDF-1.7\n% ${tag}\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n%%EOF\n`);
+/** A minimal valid-looking PDF whose bytes are unique per `tag` (padded to `size` bytes when given). */
+export function fakePdf(tag: string, size = 0): Buffer {
+  const head = Buffer.from(`%PDF-1.7\n% ${tag}\n1 0 obj << /Type /Catalog >> endobj\ntrailer << /Root 1 0 R >>\n`);
+  const tail = Buffer.from('%%EOF\n');
+  const pad = Math.max(0, size - head.length - tail.length);
+  return Buffer.concat([head, Buffer.alloc(pad, 0x20), tail]);
+}
+
+/** The abstract page of a paper: its `og:url` names the latest version (CONTRACT §12.1). */
+export function absPage(versionless: string, latestVersion: number): string {
+  return (
+    `<!DOCTYPE html><html><head><title>[${versionless}] paper</title>` +
+    `<meta property="og:url" content="https://arxiv.org/abs/${versionless}v${latestVersion}" />` +
+    `</head><body>abstract</body></html>`
+  );
+}
+
+async function sendPdf(res: ServerResponse, bytes: Buffer, chunkDelayMs: number): Promise<void> {
+  res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': bytes.length });
+  if (chunkDelayMs <= 0) return void res.end(bytes);
+  for (let offset = 0; offset < bytes.length; offset += 65_536) {
+    if (res.destroyed) return;
+    res.write(bytes.subarray(offset, offset + 65_536));
+    await new Promise((resolve) => setTimeout(resolve, chunkDelayMs));
+  }
+  res.end();
 }
 
 /**
- * arXiv as CONTRACT §12.1 describes it: `GET /pdf/<id>v<N>` → PDF or 404; `GET /abs/<versionless id>` → HTML
- * whose `og:url` meta tag names the latest version, or 404; 429 when asked to rate-limit.
+ * arXiv as CONTRACT §12.1 describes it: `GET /pdf/<id>v<N>` → PDF or 404 (optionally via a 301); `GET
+ * /abs/<versionless id>` → HTML whose `og:url` meta tag names the latest version, or 404; scripted answers
+ * (429/503 with `Retry-After`, HTML instead of a PDF, …) per route.
  */
-export async function startArxivDouble(): Promise<ArxivDouble> {
+export async function startArxivDouble(options: DoubleOptions = {}): Promise<ArxivDouble> {
   const papers = new Map<string, ArxivPaper>();
+  const scripted: Record<ArxivRoute, Answer[]> = { pdf: [], abs: [] };
+  const pdfGate = new Gate();
   let limited = 0;
   let retryAfter = 1;
-  const double = await startHttpDouble((req, res) => {
+  const state = { redirectPdfs: false, pdfChunkDelayMs: 0 };
+  const routeOf = (pathname: string): ArxivRoute | null =>
+    pathname.startsWith('/pdf/') || pathname.startsWith('/pdf-mirror/')
+      ? 'pdf'
+      : pathname.startsWith('/abs/')
+        ? 'abs'
+        : null;
+  const double = await startHttpDouble(async (req, res) => {
+    const url = new URL(req.url, 'http://arxiv.test');
+    const route = routeOf(url.pathname);
     if (limited > 0) {
       limited--;
-      res.writeHead(429, { 'retry-after': String(retryAfter), 'content-type': 'text/plain' });
-      return void res.end('Rate exceeded.');
+      return sendAnswer(res, { status: 429, headers: { 'retry-after': String(retryAfter) }, body: 'Rate exceeded.' });
     }
-    const url = new URL(req.url, 'http://arxiv.test');
-    const pdf = /^\/pdf\/(.+)v(\d+)$/.exec(url.pathname);
+    if (route === 'pdf') await pdfGate.pass();
+    const next = route ? scripted[route].shift() : undefined;
+    if (next) return sendAnswer(res, next);
+    const pdf = /^\/(pdf|pdf-mirror)\/(.+)v(\d+)$/.exec(url.pathname);
     if (req.method === 'GET' && pdf) {
-      const bytes = papers.get(pdf[1]!)?.pdfs.get(Number(pdf[2]));
-      if (!bytes) return void res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>');
-      res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': bytes.length });
-      return void res.end(bytes);
+      const bytes = papers.get(pdf[2]!)?.pdfs.get(Number(pdf[3]));
+      if (!bytes)
+        return sendAnswer(res, { status: 404, headers: { 'content-type': 'text/html' }, body: '<h1>Not Found</h1>' });
+      if (pdf[1] === 'pdf' && state.redirectPdfs) {
+        return sendAnswer(res, { status: 301, headers: { location: `/pdf-mirror/${pdf[2]}v${pdf[3]}` } });
+      }
+      return sendPdf(res, bytes, state.pdfChunkDelayMs);
     }
     const abs = /^\/abs\/(.+)$/.exec(url.pathname);
     if (req.method === 'GET' && abs) {
       const paper = papers.get(abs[1]!);
-      if (!paper) return void res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>');
-      res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
-      return void res.end(
-        `<!DOCTYPE html><html><head><title>[${abs[1]}] paper</title>` +
-          `<meta property="og:url" content="https://arxiv.org/abs/${abs[1]}v${paper.latestVersion}" />` +
-          `</head><body>abstract</body></html>`,
-      );
+      if (!paper)
+        return sendAnswer(res, { status: 404, headers: { 'content-type': 'text/html' }, body: '<h1>Not Found</h1>' });
+      return sendAnswer(res, {
+        status: 200,
+        headers: { 'content-type': 'text/html; charset=utf-8' },
+        body: absPage(abs[1]!, paper.latestVersion),
+      });
     }
-    res.writeHead(404).end();
-  });
+    sendAnswer(res, { status: 404 });
+  }, options);
   return {
     ...double,
     papers,
+    pdfGate,
+    answerNext(route, ...answers) {
+      scripted[route].push(...answers);
+    },
     rateLimitNext(n, seconds = 1) {
       limited = n;
       retryAfter = seconds;
+    },
+    get redirectPdfs() {
+      return state.redirectPdfs;
+    },
+    set redirectPdfs(v: boolean) {
+      state.redirectPdfs = v;
+    },
+    get pdfChunkDelayMs() {
+      return state.pdfChunkDelayMs;
+    },
+    set pdfChunkDelayMs(v: number) {
+      state.pdfChunkDelayMs = v;
+    },
+    requestsTo(route) {
+      return double.requests.filter((r) => routeOf(new URL(r.url, 'http://arxiv.test').pathname) === route);
     },
   };
 }

@@ -55,13 +55,21 @@ describe('upstream doubles speak the CONTRACT §12 wire protocol', () => {
     expect(created.code).toBe(0);
     const task = mineru.tasks.get(created.data.task_id)!;
     expect(task.request).toEqual({ url: 'http://x/p.pdf' });
-    task.state = 'done';
-    task.zip = Buffer.from('PK\u0005\u0006' + '\0'.repeat(18), 'binary');
-    const polled = await (
-      await fetch(`${mineru.baseUrl}/api/v4/extract/task/${task.task_id}`, { headers: auth })
-    ).json();
-    expect(polled.data.state).toBe('done');
-    expect((await fetch(polled.data.full_zip_url)).status).toBe(200);
+    // Each poll moves the task one state along its script: pending, running, converting, done.
+    const states: string[] = [];
+    let polled: { data: { state: string; full_zip_url: string } };
+    do {
+      polled = await (await fetch(`${mineru.baseUrl}/api/v4/extract/task/${task.task_id}`, { headers: auth })).json();
+      states.push(polled.data.state);
+    } while (polled.data.state !== 'done');
+    expect(states).toEqual(['pending', 'running', 'converting', 'done']);
+    const zip = await fetch(polled.data.full_zip_url);
+    expect([
+      zip.status,
+      Buffer.from(await zip.arrayBuffer())
+        .subarray(0, 2)
+        .toString(),
+    ]).toEqual([200, 'PK']);
     const bad = await (
       await fetch(`${mineru.baseUrl}/api/v4/extract/task`, {
         method: 'POST',

@@ -1,12 +1,39 @@
 import { randomUUID } from 'node:crypto';
-import { sendJson, startHttpDouble, type HttpDouble } from './http-double.js';
+import { makeZip } from '../../server/papers/zip.js';
+import {
+  sendAnswer,
+  sendJson,
+  startHttpDouble,
+  type Answer,
+  type HttpDouble,
+  type DoubleOptions,
+} from './http-double.js';
 
 export type TaskState = 'waiting-file' | 'pending' | 'running' | 'converting' | 'done' | 'failed';
 
+/** How a task behaves: the states its polls report, one per poll (the last one sticks), and its result. */
+export interface TaskScript {
+  readonly states: readonly TaskState[];
+  /** `err_msg` once the task reports `failed`. */
+  readonly errMsg?: string;
+  /** The result zip; default: a bundle with `full.md` naming the task's `data_id` and one image. */
+  readonly zip?: Buffer;
+  /** `done` without a `full_zip_url`. */
+  readonly noZipUrl?: boolean;
+  /** The zip host answers this instead of the zip. */
+  readonly zipAnswer?: Answer;
+  /** Report `extract_progress` pages while running. */
+  readonly totalPages?: number;
+}
+
 export interface MineruTask {
   readonly task_id: string;
+  readonly token: string;
   readonly request: Record<string, unknown>;
+  readonly script: TaskScript;
   state: TaskState;
+  /** Polls answered so far. */
+  polls: number;
   err_msg: string;
   /** The result zip served at `full_zip_url` once `done`. */
   zip: Buffer | null;
@@ -16,25 +43,66 @@ export interface MineruDouble extends HttpDouble {
   readonly tasks: Map<string, MineruTask>;
   /** Valid bearer tokens; any other token gets code `A0202`. */
   readonly tokens: Set<string>;
+  /** Task creations each token has left today; a token at 0 gets code `-60018` (not listed = unlimited). */
+  readonly quota: Map<string, number>;
+  /** The script of tasks without a `scripts` entry for their `data_id`. */
+  defaultScript: TaskScript;
+  /** Scripts by `data_id` (the paper stem); a list gives successive tasks of that paper successive scripts (the last sticks). */
+  readonly scripts: Map<string, TaskScript | TaskScript[]>;
+  /** While set, polls report the task's current state without moving it along. */
+  frozen: boolean;
   /** The envelope the next task creation answers with instead of success (e.g. `{code: -60018, msg}`). */
   failNextCreate(envelope: { code: number | string; msg: string }, httpStatus?: number): void;
+  /** The envelope the next poll answers with instead of the task. */
+  failNextPoll(envelope: { code: number | string; msg: string }, httpStatus?: number): void;
+  /** Task creations seen (successful or not), by token. */
+  readonly creations: { token: string; dataId: string | undefined; accepted: boolean }[];
 }
+
+/** A MinerU-like result zip: `<dir>/full.md`, `<dir>/images/<name>`, and files the service ignores. */
+export function resultZip(markdown: string, images: Readonly<Record<string, Buffer>> = {}, dir = 'result'): Buffer {
+  return makeZip([
+    { name: `${dir}/full.md`, content: markdown },
+    ...Object.entries(images).map(([name, content]) => ({ name: `${dir}/images/${name}`, content })),
+    { name: `${dir}/layout.json`, content: '{}' },
+    { name: `${dir}/x_origin.pdf`, content: '%PDF-1.7\n' },
+  ]);
+}
+
+/** The markdown of the default result zip of a paper. */
+export const defaultMarkdown = (dataId: string) => `# ${dataId}\n\nConverted text.\n\n![fig](images/fig1.png)\n`;
+export const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+
+export const DONE: TaskScript = { states: ['pending', 'running', 'converting', 'done'] };
 
 /**
  * The MinerU cloud API as CONTRACT §12.4 describes it: `POST /api/v4/extract/task` → `{code:0,data:{task_id}}`,
- * `GET /api/v4/extract/task/{id}` → state and `full_zip_url`, `GET /zips/{id}.zip` (no auth) → the result zip.
- * Tests move tasks through their states by editing `tasks`.
+ * `GET /api/v4/extract/task/{id}` → state, `err_msg`, `extract_progress` and `full_zip_url`, `GET
+ * /zips/{id}.zip` (no auth) → the result zip. Tasks move one state per poll along their script.
  */
-export async function startMineruDouble(): Promise<MineruDouble> {
+export async function startMineruDouble(options: DoubleOptions = {}): Promise<MineruDouble> {
   const tasks = new Map<string, MineruTask>();
   const tokens = new Set<string>();
-  let nextFailure: { envelope: { code: number | string; msg: string }; status: number } | null = null;
+  const quota = new Map<string, number>();
+  const scripts = new Map<string, TaskScript | TaskScript[]>();
+  const scriptOf = (dataId: string | undefined): TaskScript => {
+    const entry = dataId !== undefined ? scripts.get(dataId) : undefined;
+    if (entry === undefined) return state.defaultScript;
+    if (!Array.isArray(entry)) return entry;
+    return (entry.length > 1 ? entry.shift() : entry[0]) ?? state.defaultScript;
+  };
+  const creations: MineruDouble['creations'] = [];
+  const state = { defaultScript: DONE, frozen: false };
+  let nextCreateFailure: { envelope: { code: number | string; msg: string }; status: number } | null = null;
+  let nextPollFailure: { envelope: { code: number | string; msg: string }; status: number } | null = null;
   let base = '';
   const double = await startHttpDouble((req, res) => {
     const url = new URL(req.url, 'http://mineru.test');
     const zip = /^\/zips\/([^/]+)\.zip$/.exec(url.pathname);
     if (req.method === 'GET' && zip) {
-      const bytes = tasks.get(zip[1]!)?.zip;
+      const task = tasks.get(zip[1]!);
+      if (task?.script.zipAnswer) return sendAnswer(res, task.script.zipAnswer);
+      const bytes = task?.zip;
       if (!bytes) return void res.writeHead(404).end();
       res.writeHead(200, { 'content-type': 'application/zip', 'content-length': bytes.length });
       return void res.end(bytes);
@@ -42,45 +110,103 @@ export async function startMineruDouble(): Promise<MineruDouble> {
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (!token || !tokens.has(token)) return sendJson(res, 200, { code: 'A0202', msg: 'token invalid', data: null });
     if (req.method === 'POST' && url.pathname === '/api/v4/extract/task') {
-      if (nextFailure) {
-        const { envelope, status } = nextFailure;
-        nextFailure = null;
+      const request = JSON.parse(req.body.toString() || '{}') as Record<string, unknown>;
+      const dataId = typeof request['data_id'] === 'string' ? request['data_id'] : undefined;
+      if (nextCreateFailure) {
+        const { envelope, status } = nextCreateFailure;
+        nextCreateFailure = null;
+        creations.push({ token, dataId, accepted: false });
         return sendJson(res, status, { ...envelope, data: null });
       }
+      const left = quota.get(token);
+      if (left !== undefined && left <= 0) {
+        creations.push({ token, dataId, accepted: false });
+        return sendJson(res, 200, { code: -60018, msg: 'daily task limit reached', data: null });
+      }
+      if (left !== undefined) quota.set(token, left - 1);
+      creations.push({ token, dataId, accepted: true });
+      const script = scriptOf(dataId);
       const task: MineruTask = {
         task_id: randomUUID(),
-        request: JSON.parse(req.body.toString() || '{}'),
-        state: 'pending',
+        token,
+        request,
+        script,
+        state: script.states[0] ?? 'pending',
+        polls: 0,
         err_msg: '',
         zip: null,
       };
       tasks.set(task.task_id, task);
-      return sendJson(res, 200, { code: 0, msg: 'ok', data: { task_id: task.task_id } });
+      return sendJson(res, 200, { code: 0, msg: 'ok', data: { task_id: task.task_id }, trace_id: randomUUID() });
     }
     const get = /^\/api\/v4\/extract\/task\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'GET' && get) {
+      if (nextPollFailure) {
+        const { envelope, status } = nextPollFailure;
+        nextPollFailure = null;
+        return sendJson(res, status, { ...envelope, data: null });
+      }
       const task = tasks.get(get[1]!);
-      if (!task) return sendJson(res, 200, { code: -60012, msg: 'task not found', data: null });
+      if (!task || task.token !== token) return sendJson(res, 200, { code: -60012, msg: 'task not found', data: null });
+      if (!state.frozen) {
+        task.state = task.script.states[Math.min(task.polls, task.script.states.length - 1)] ?? 'done';
+        task.polls++;
+      }
+      if (task.state === 'failed') task.err_msg = task.script.errMsg ?? 'parse failed';
+      if (task.state === 'done' && task.zip === null) {
+        const dataId = String(task.request['data_id'] ?? task.task_id);
+        task.zip = task.script.zip ?? resultZip(defaultMarkdown(dataId), { 'fig1.png': PNG });
+      }
+      const running = task.state === 'running' || task.state === 'converting';
+      const total = task.script.totalPages;
       return sendJson(res, 200, {
         code: 0,
         msg: 'ok',
         data: {
           task_id: task.task_id,
+          data_id: task.request['data_id'],
           state: task.state,
-          full_zip_url: task.state === 'done' ? `${base}/zips/${task.task_id}.zip` : '',
+          full_zip_url: task.state === 'done' && !task.script.noZipUrl ? `${base}/zips/${task.task_id}.zip` : '',
           err_msg: task.err_msg,
+          ...(running && total
+            ? {
+                extract_progress: {
+                  extracted_pages: Math.min(total, task.polls),
+                  total_pages: total,
+                  start_time: '2026-05-01 12:00:00',
+                },
+              }
+            : {}),
         },
       });
     }
     sendJson(res, 404, { code: -500, msg: 'no such endpoint', data: null });
-  });
+  }, options);
   base = double.baseUrl;
   return {
     ...double,
     tasks,
     tokens,
+    quota,
+    scripts,
+    creations,
+    get defaultScript() {
+      return state.defaultScript;
+    },
+    set defaultScript(v: TaskScript) {
+      state.defaultScript = v;
+    },
+    get frozen() {
+      return state.frozen;
+    },
+    set frozen(v: boolean) {
+      state.frozen = v;
+    },
     failNextCreate(envelope, httpStatus = 200) {
-      nextFailure = { envelope, status: httpStatus };
+      nextCreateFailure = { envelope, status: httpStatus };
+    },
+    failNextPoll(envelope, httpStatus = 200) {
+      nextPollFailure = { envelope, status: httpStatus };
     },
   };
 }

@@ -1,4 +1,11 @@
-import { sendJson, startHttpDouble, type HttpDouble } from './http-double.js';
+import {
+  sendAnswer,
+  sendJson,
+  startHttpDouble,
+  type Answer,
+  type HttpDouble,
+  type DoubleOptions,
+} from './http-double.js';
 
 export interface OpenAlexWork {
   readonly id: string;
@@ -8,27 +15,66 @@ export interface OpenAlexWork {
   readonly cited_by_count?: number;
   readonly authorships?: { author: { display_name: string } }[];
   readonly locations?: { landing_page_url?: string | null; pdf_url?: string | null }[];
+  readonly primary_location?: { landing_page_url?: string | null; pdf_url?: string | null } | null;
+  readonly best_oa_location?: { landing_page_url?: string | null; pdf_url?: string | null } | null;
   readonly referenced_works?: string[];
 }
 
 export interface OpenAlexDouble extends HttpDouble {
   /** Works by bare lower-case DOI. */
   readonly works: Map<string, OpenAlexWork>;
+  /** Answers the next work requests with these answers, in order (500, 429, invalid JSON, …). */
+  answerNext(...answers: Answer[]): void;
+  /** Pause before answering a work request (coalescing and cancellation tests). */
+  delayMs: number;
+}
+
+/** A work whose only location is an arXiv abstract page. */
+export function arxivWork(doi: string, arxivId: string, title = 'A paper'): OpenAlexWork {
+  return {
+    id: `https://openalex.org/W${Math.abs(hash(doi))}`,
+    doi: `https://doi.org/${doi}`,
+    title,
+    locations: [{ landing_page_url: `https://arxiv.org/abs/${arxivId}`, pdf_url: `https://arxiv.org/pdf/${arxivId}` }],
+  };
+}
+
+function hash(s: string): number {
+  let h = 0;
+  for (const c of s) h = (Math.imul(h, 31) + c.charCodeAt(0)) | 0;
+  return h;
 }
 
 /**
  * OpenAlex as CONTRACT §12.2 describes it: `GET /works/doi:<percent-encoded DOI>?mailto=…` → 200 work JSON or
  * 404; requests without `mailto` get 403 so a test notices a missing contact address.
  */
-export async function startOpenAlexDouble(): Promise<OpenAlexDouble> {
+export async function startOpenAlexDouble(options: DoubleOptions = {}): Promise<OpenAlexDouble> {
   const works = new Map<string, OpenAlexWork>();
-  const double = await startHttpDouble((req, res) => {
+  const scripted: Answer[] = [];
+  const state = { delayMs: 0 };
+  const double = await startHttpDouble(async (req, res) => {
     const url = new URL(req.url, 'http://openalex.test');
     const match = /^\/works\/doi:(.+)$/.exec(url.pathname);
     if (req.method !== 'GET' || !match) return sendJson(res, 404, { error: 'not found' });
+    if (state.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
+    const next = scripted.shift();
+    if (next) return sendAnswer(res, next);
     if (!url.searchParams.get('mailto')) return sendJson(res, 403, { error: 'mailto required' });
     const work = works.get(decodeURIComponent(match[1]!).toLowerCase());
     return work ? sendJson(res, 200, work) : sendJson(res, 404, { error: 'Not Found' });
-  });
-  return { ...double, works };
+  }, options);
+  return {
+    ...double,
+    works,
+    answerNext(...answers) {
+      scripted.push(...answers);
+    },
+    get delayMs() {
+      return state.delayMs;
+    },
+    set delayMs(v: number) {
+      state.delayMs = v;
+    },
+  };
 }

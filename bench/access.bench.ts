@@ -1,0 +1,173 @@
+/**
+ * Paper-access benchmark (run: `npx vitest run --config bench/support/vitest.config.ts access`; see bench/README.md).
+ *
+ * 1. Cache-hit `GET /api/papers/{id}/markdown` on an in-process pksd with moto, against a direct S3 GetObject of
+ *    the same object through the SDK, same run (target ratio ≥ 0.8).
+ * 2. `GET …/markdown/status` of a job in progress against a bare Fastify route answering a snapshot of the same
+ *    size (target ratio ≥ 0.6).
+ * 3. 1,000 markdown jobs queued behind the parser slots: server RSS growth (target < 100 MiB) and status p99
+ *    across all of them (target < 20 ms).
+ * Targets are reported, not asserted.
+ */
+import { GetObjectCommand } from '@aws-sdk/client-s3';
+import os from 'node:os';
+import Fastify from 'fastify';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { createS3Clients } from '../src/server/storage/s3-client.js';
+import { startMoto, type MotoServer } from '../test/support/moto.js';
+import { until } from '../test/server/access/support/clocks.js';
+import { accessEnv, startDoubles, type Doubles } from '../test/server/access/support/harness.js';
+import { addPaper } from '../test/server/access/support/papers.js';
+import { AUTH, startAccessServer, type AccessServer } from '../test/server/access/support/server.js';
+import { peakRssMiB, runLoad, type LoadResult } from './support/load.js';
+
+const LOAD = { concurrency: 16, maxRequests: 20_000, maxMs: 5_000 };
+const ROUNDS = 3;
+const JOBS = 1_000;
+
+let moto: MotoServer;
+let d: Doubles;
+const report = (line: string) => console.log(line);
+const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
+const rssMiB = () => process.memoryUsage().rss / 1024 / 1024;
+
+beforeAll(async () => {
+  [moto, d] = await Promise.all([startMoto(), startDoubles()]);
+  report(
+    `node ${process.version}, ${os.cpus().length} CPUs, load average ${os
+      .loadavg()
+      .map((l) => l.toFixed(1))
+      .join(' ')}`,
+  );
+});
+afterAll(async () => {
+  report(`peak RSS: ${peakRssMiB().toFixed(0)} MiB`);
+  await d?.close();
+  await moto?.stop();
+});
+
+async function best(run: () => Promise<LoadResult>): Promise<LoadResult> {
+  let top: LoadResult | null = null;
+  for (let i = 0; i < ROUNDS; i++) {
+    const r = await run();
+    expect(r.errors + r.non2xx).toBe(0);
+    if (!top || r.rps > top.rps) top = r;
+  }
+  return top!;
+}
+
+/** GetObject of one key through the SDK, `concurrency` loops, body drained, for up to `maxMs`. */
+async function sdkGets(s: AccessServer, key: string): Promise<number> {
+  const clients = createS3Clients(s.config.objectStore!, null);
+  try {
+    const Bucket = s.config.objectStore!.buckets.markdown;
+    let done = 0;
+    const start = performance.now();
+    await Promise.all(
+      Array.from({ length: LOAD.concurrency }, async () => {
+        while (performance.now() - start < LOAD.maxMs && done < LOAD.maxRequests) {
+          const r = await clients.internal.send(new GetObjectCommand({ Bucket, Key: key }));
+          await r.Body!.transformToByteArray();
+          done++;
+        }
+      }),
+    );
+    return (done / (performance.now() - start)) * 1000;
+  } finally {
+    clients.destroy();
+  }
+}
+
+test('cache-hit markdown vs direct S3 GetObject; status poll vs bare Fastify', async () => {
+  const s = await startAccessServer(accessEnv(d), { moto });
+  try {
+    addPaper(d.arxiv, '2509.00001');
+    await s.get('/api/papers/2509.00001v1/markdown');
+    await until(
+      'the markdown',
+      async () => (await s.get('/api/papers/2509.00001v1/markdown')).status === 200,
+      30_000,
+      50,
+    );
+    const url = `${s.url}/api/papers/2509.00001v1/markdown`;
+    const hit = await best(() => runLoad({ ...LOAD, urls: [url], headers: AUTH }));
+    let sdk = 0;
+    for (let i = 0; i < ROUNDS; i++) sdk = Math.max(sdk, await sdkGets(s, '2509/2509.00001v1.md'));
+    const ratio = hit.rps / sdk;
+    report(
+      `cache-hit GET markdown: ${hit.rps.toFixed(0)} req/s (p50 ${hit.p50Ms.toFixed(1)} ms, p99 ${hit.p99Ms.toFixed(1)} ms); ` +
+        `SDK GetObject: ${sdk.toFixed(0)} req/s; ratio ${ratio.toFixed(2)} (target ≥ 0.8: ${verdict(ratio >= 0.8)})`,
+    );
+
+    addPaper(d.arxiv, '2509.00002');
+    d.mineru.frozen = true;
+    await s.get('/api/papers/2509.00002v1/markdown');
+    const statusUrl = `${s.url}/api/papers/2509.00002v1/markdown/status`;
+    await until(
+      'the conversion to run',
+      async () => (await (await fetch(statusUrl, { headers: AUTH })).json()).phase === 'converting_md',
+    );
+    const snapshot = await (await fetch(statusUrl, { headers: AUTH })).text();
+    const poll = await best(() => runLoad({ ...LOAD, urls: [statusUrl], headers: AUTH }));
+    const bare = Fastify();
+    bare.get('/status', async (_req, reply) => reply.type('application/json; charset=utf-8').send(snapshot));
+    await bare.listen({ host: '127.0.0.1', port: 0 });
+    const bareUrl = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}/status`;
+    const base = await best(() => runLoad({ ...LOAD, urls: [bareUrl] }));
+    await bare.close();
+    d.mineru.frozen = false;
+    const pollRatio = poll.rps / base.rps;
+    report(
+      `status poll: ${poll.rps.toFixed(0)} req/s (p99 ${poll.p99Ms.toFixed(1)} ms); bare Fastify: ${base.rps.toFixed(0)} req/s; ` +
+        `ratio ${pollRatio.toFixed(2)} (target ≥ 0.6: ${verdict(pollRatio >= 0.6)})`,
+    );
+  } finally {
+    await s.close();
+  }
+});
+
+test('1,000 markdown jobs queued: RSS growth and status p99', async () => {
+  // The default poll interval: the 4 running conversions poll the (in-process) parser double every 3 s.
+  const s = await startAccessServer({ ...accessEnv(d), PARSER_MAX_CONCURRENT_JOBS: '4', PARSER_POLL_INTERVAL: '3' });
+  try {
+    const ids = Array.from({ length: JOBS }, (_, i) => `2510.${String(i + 1).padStart(5, '0')}`);
+    for (const id of ids) addPaper(d.arxiv, id);
+    d.mineru.frozen = true;
+    globalThis.gc?.();
+    const before = rssMiB();
+    for (let i = 0; i < ids.length; i += 50) {
+      await Promise.all(ids.slice(i, i + 50).map((id) => s.get(`/api/papers/${id}v1/markdown`)));
+    }
+    await until(
+      'every job to wait for or hold a parser slot',
+      () => {
+        const c = s.access.counters();
+        return c.inflight_jobs === JOBS && s.access.engine.jobCounts().queued === JOBS - 4;
+      },
+      300_000,
+      200,
+    );
+    globalThis.gc?.();
+    const growth = rssMiB() - before;
+    const urls = ids.map((id) => `${s.url}/api/papers/${id}v1/markdown/status`);
+    let load: LoadResult | null = null;
+    for (let i = 0; i < ROUNDS; i++) {
+      const r = await runLoad({ ...LOAD, urls, headers: AUTH });
+      expect(r.errors + r.non2xx).toBe(0);
+      if (!load || r.p99Ms < load.p99Ms) load = r;
+    }
+    report(
+      `${JOBS} jobs queued: RSS growth ${growth.toFixed(1)} MiB (target < 100 MiB: ${verdict(growth < 100)}); ` +
+        `status over all jobs (best of ${ROUNDS}) ${load!.rps.toFixed(0)} req/s, p50 ${load!.p50Ms.toFixed(2)} ms, ` +
+        `p99 ${load!.p99Ms.toFixed(2)} ms (target p99 < 20 ms: ${verdict(load!.p99Ms < 20)}); ` +
+        `load average ${os
+          .loadavg()
+          .map((l) => l.toFixed(1))
+          .join(' ')}`,
+    );
+  } finally {
+    d.mineru.frozen = false;
+    await s.stop();
+    await s.close();
+  }
+});

@@ -1,0 +1,427 @@
+/**
+ * The paper-access job engine (CONTRACT §11.5): one in-memory job per canonical id, joined by every trigger
+ * (markdown, PDF, and ingest steps without `force_*`/`no_cache`); a markdown trigger upgrades a PDF job. A job
+ * leaves the map when its asset is stored, or when the cooldown after a failure ends (60 s; daily limit: until
+ * the earliest parser token recovers). Jobs live in this process only: a restart forgets them, and staged
+ * downloads of a killed process are removed by the stager at the next start.
+ */
+import type { Logger } from 'pino';
+import { paperKeys, type VersionedPreprintId } from '../../shared/ids.js';
+import type { PaperService } from '../papers/service.js';
+import { ObjectStoreError } from '../storage/object-store.js';
+import { storedSha256, writeObject } from '../storage/write.js';
+import type { Clock } from './clock.js';
+import type { Converter, ConvertProgress } from './converter.js';
+import { etaSeconds, queueEstimate, type DurationRing } from './duration-ring.js';
+import { JobFailure, storeErrorText } from './failure.js';
+import { Job, type MarkdownResult, type PdfResult } from './job.js';
+import { FetchFailure, type FetchProgress, type PreprintFetcher } from './preprint-fetcher.js';
+import type { Slots, SlotTicket } from './slots.js';
+
+export const FAILURE_COOLDOWN_MS = 60_000;
+
+export type AccessKind = 'pdf' | 'markdown';
+
+/** Whether server-side conversion runs here (§11.6), and why not. */
+export type ConversionAvailability =
+  { readonly enabled: true; readonly reason: null } | { readonly enabled: false; readonly reason: string };
+
+/** Fetch progress as an ingest step shows it (§10.3). */
+export interface FetchStepProgress {
+  readonly phase: 'waiting' | 'download' | 'storing' | 'complete';
+  readonly attempt: number;
+  readonly bytesReceived: number;
+  readonly bytesTotal: number | null;
+}
+
+export interface QueueView {
+  readonly position?: number;
+  readonly ahead_of_me?: number;
+  readonly running_count: number;
+  readonly max_concurrent: number;
+  readonly eta_seconds?: number;
+  readonly avg_duration_seconds: number;
+  readonly eta_basis: string;
+}
+
+export interface AccessEngineDeps {
+  readonly logger: Logger;
+  readonly papers: PaperService;
+  readonly clock: Clock;
+  readonly fetcher: PreprintFetcher;
+  readonly fetchSlots: Slots;
+  /** `null` when conversion is disabled. */
+  readonly converter: Converter | null;
+  readonly conversion: ConversionAvailability;
+  readonly parserSlots: Slots;
+  readonly durations: DurationRing;
+  readonly parserTimeoutSeconds: number;
+  /** Cooldown after a `fatal`/`retryable` failure (default 60 s). */
+  readonly failureCooldownMs?: number;
+}
+
+export class AccessEngine {
+  private readonly jobs = new Map<string, Job>();
+  readonly counters = {
+    cache_hits: 0,
+    cache_misses: 0,
+    preprint_fetches: 0,
+    preprint_fetch_succeeded: 0,
+    preprint_fetch_failed: 0,
+    inflight_preprint_fetches: 0,
+  };
+
+  constructor(private readonly deps: AccessEngineDeps) {}
+
+  get conversion(): ConversionAvailability {
+    return this.deps.conversion;
+  }
+
+  get clock(): Clock {
+    return this.deps.clock;
+  }
+
+  /** The job of `id`, if one is in progress or cooling down. */
+  job(id: VersionedPreprintId): Job | undefined {
+    const job = this.jobs.get(id.id);
+    if (job && !job.inProgress && job.failure && job.failure.until <= this.deps.clock.now()) {
+      this.jobs.delete(id.id);
+      return undefined;
+    }
+    return job;
+  }
+
+  /**
+   * Joins or creates the job of `id`. A markdown trigger upgrades a PDF job still in progress. A job cooling down
+   * after a failure is returned as it is (the caller answers with that failure).
+   */
+  start(id: VersionedPreprintId, kind: AccessKind): Job {
+    const existing = this.job(id);
+    if (existing) {
+      if (kind === 'markdown' && existing.inProgress && !existing.wantMarkdown) {
+        existing.wantMarkdown = true;
+        existing.changed();
+      }
+      return existing;
+    }
+    this.sweep();
+    const job = new Job(id, this.deps.clock.now(), kind === 'markdown');
+    this.jobs.set(id.id, job);
+    void this.run(job);
+    return job;
+  }
+
+  /** Jobs in progress, and those of them waiting (state `queued`). */
+  jobCounts(): { inflight: number; queued: number } {
+    let inflight = 0;
+    let queued = 0;
+    for (const job of this.jobs.values()) {
+      if (job.inProgress) inflight++;
+      if (job.state === 'queued') queued++;
+    }
+    return { inflight, queued };
+  }
+
+  /** The place of `ticket` among the conversions waiting for a parser slot, or `null`. */
+  parserQueuePosition(ticket: SlotTicket): number | null {
+    return this.deps.parserSlots.position(ticket);
+  }
+
+  /** The `queue` field of a markdown job in progress (§11.2), else `null`. */
+  queueView(job: Job): QueueView | null {
+    if (!job.wantMarkdown || !job.inProgress) return null;
+    const { parserSlots } = this.deps;
+    const estimate = queueEstimate(this.deps.durations, this.deps.parserTimeoutSeconds);
+    const running = parserSlots.running;
+    if (!job.waitingForParser) {
+      return { running_count: running, max_concurrent: parserSlots.max, ...estimate };
+    }
+    const position = parserSlots.position(job) ?? 1;
+    return {
+      position,
+      ahead_of_me: position - 1,
+      running_count: running,
+      max_concurrent: parserSlots.max,
+      eta_seconds: etaSeconds(position - 1, running, parserSlots.max, estimate.avg_duration_seconds),
+      ...estimate,
+    };
+  }
+
+  /**
+   * Downloads the PDF of `id` from arXiv (a fetch slot, the limiter, retries) and stores it create-if-absent (or
+   * over different content with `overwrite`), with index and graph write-through. Throws `JobFailure`.
+   */
+  async fetchPdf(
+    id: VersionedPreprintId,
+    options: {
+      readonly overwrite: boolean;
+      readonly ticket: SlotTicket;
+      readonly onSlot?: () => void;
+      readonly onProgress?: (progress: FetchStepProgress) => void;
+    },
+  ): Promise<PdfResult> {
+    const { deps, counters } = this;
+    const release = await deps.fetchSlots.acquire(options.ticket);
+    options.onSlot?.();
+    counters.preprint_fetches++;
+    counters.inflight_preprint_fetches++;
+    let attempt = 1;
+    try {
+      const staged = await deps.fetcher.downloadPdf(id, (p: FetchProgress) => {
+        attempt = p.attempt;
+        options.onProgress?.(p);
+      });
+      try {
+        options.onProgress?.({ phase: 'storing', attempt, bytesReceived: staged.size, bytesTotal: staged.size });
+        const result = await this.storePdf(id, staged, options.overwrite);
+        options.onProgress?.({ phase: 'complete', attempt, bytesReceived: staged.size, bytesTotal: staged.size });
+        counters.preprint_fetch_succeeded++;
+        return result;
+      } finally {
+        await staged.remove();
+      }
+    } catch (err) {
+      counters.preprint_fetch_failed++;
+      throw toFetchFailure(err);
+    } finally {
+      counters.inflight_preprint_fetches--;
+      release();
+    }
+  }
+
+  private async storePdf(
+    id: VersionedPreprintId,
+    staged: { path: string; size: number; sha256: string },
+    overwrite: boolean,
+  ): Promise<PdfResult> {
+    const { papers } = this.deps;
+    const key = paperKeys(id).pdf;
+    const outcome = await writeObject(
+      papers.store,
+      key,
+      { path: staged.path, size: staged.size },
+      { sha256: staged.sha256, contentType: 'application/pdf', metadata: { source: 'preprint-fetch' }, overwrite },
+    );
+    if (outcome.status === 'written') {
+      await papers.catalog.recordWrite(id, {
+        has_pdf: true,
+        pdf_size_bytes: staged.size,
+        pdf_sha256: staged.sha256,
+        pdf_etag: outcome.etag,
+        pdf_uploaded_at: new Date(this.deps.clock.now()),
+      });
+      return { key, sha256: staged.sha256, bytes: staged.size, reused: false };
+    }
+    if (outcome.status === 'unchanged') return { key, sha256: staged.sha256, bytes: staged.size, reused: false };
+    // Another writer stored different bytes first: it won, and the paper has a PDF (§11.5).
+    const info = await papers.store.head(key);
+    return {
+      key,
+      sha256: info ? storedSha256(info.metadata) : null,
+      bytes: info?.size ?? staged.size,
+      reused: true,
+    };
+  }
+
+  /** Converts the stored PDF of `id` outside any shared job (ingest `force_parse` / `no_cache`). */
+  convert(
+    id: VersionedPreprintId,
+    options: {
+      readonly overwrite: boolean;
+      readonly noCache: boolean;
+      readonly ticket: SlotTicket;
+      readonly onSlot?: () => void;
+      readonly onProgress?: (progress: ConvertProgress) => void;
+    },
+  ): Promise<MarkdownResult> {
+    const converter = this.requireConverter();
+    return converter
+      .convert({
+        id,
+        ticket: options.ticket,
+        overwrite: options.overwrite,
+        noCache: options.noCache,
+        observer: { onSlot: () => options.onSlot?.(), onProgress: (p) => options.onProgress?.(p) },
+      })
+      .then((r) => ({
+        key: r.markdownKey,
+        sha256: r.markdownSha256,
+        imageCount: r.imageCount,
+        parserTaskId: r.parserTaskId,
+        reused: false,
+      }));
+  }
+
+  private requireConverter(): Converter {
+    if (this.deps.converter === null) {
+      throw new JobFailure('fatal', 'convert', `server-side conversion disabled: ${this.deps.conversion.reason}`);
+    }
+    return this.deps.converter;
+  }
+
+  private async run(job: Job): Promise<void> {
+    const { clock } = this.deps;
+    try {
+      await this.fetchStage(job);
+      if (!job.wantMarkdown) return this.succeed(job);
+      await this.convertStage(job);
+      this.succeed(job);
+    } catch (err) {
+      const failure =
+        err instanceof JobFailure
+          ? err
+          : new JobFailure('retryable', job.pdfReady ? 'convert' : 'fetch', (err as Error).message);
+      if (!(err instanceof JobFailure)) this.deps.logger.error({ err, preprint_id: job.id }, 'paper-access job failed');
+      job.failWith(failure, clock.now(), this.deps.failureCooldownMs ?? FAILURE_COOLDOWN_MS);
+    }
+  }
+
+  private succeed(job: Job): void {
+    job.state = 'done';
+    job.phase = 'ready';
+    if (this.jobs.get(job.id) === job) this.jobs.delete(job.id);
+    job.finished.resolve();
+    job.changed();
+  }
+
+  private async fetchStage(job: Job): Promise<void> {
+    const { papers, clock } = this.deps;
+    let stored;
+    try {
+      stored = await papers.findPdf(job.preprint);
+    } catch (err) {
+      throw new JobFailure('retryable', 'fetch', storeErrorText(err));
+    }
+    if (stored !== null) {
+      job.pdfReady = true;
+      job.pdfResult = { key: stored.key, sha256: storedSha256(stored.metadata), bytes: stored.size, reused: true };
+      job.pdfStored.resolve(job.pdfResult);
+      return;
+    }
+    job.phase = 'fetching_pdf';
+    job.state = 'queued';
+    job.changed();
+    const result = await this.fetchPdf(job.preprint, {
+      overwrite: false,
+      ticket: job,
+      onSlot: () => {
+        const now = clock.now();
+        job.state = 'running';
+        job.startedAt ??= now;
+        job.fetch = {
+          started_at: now,
+          completed_at: null,
+          bytes_received: 0,
+          bytes_total: null,
+          sha256: null,
+          attempts: 0,
+        };
+        job.changed();
+      },
+      onProgress: (p) => {
+        if (!job.fetch) return;
+        job.fetch.attempts = p.attempt;
+        job.fetch.bytes_received = p.bytesReceived;
+        job.fetch.bytes_total = p.bytesTotal;
+        job.changed();
+      },
+    });
+    job.pdfReady = true;
+    job.pdfResult = result;
+    if (job.fetch) {
+      job.fetch.completed_at = clock.now();
+      job.fetch.sha256 = result.sha256;
+    }
+    job.pdfStored.resolve(result);
+    job.changed();
+  }
+
+  private async convertStage(job: Job): Promise<void> {
+    const { papers, clock } = this.deps;
+    let md;
+    try {
+      md = await papers.findMarkdown(job.preprint);
+    } catch (err) {
+      throw new JobFailure('retryable', 'convert', storeErrorText(err));
+    }
+    if (md !== null) {
+      job.mdReady = true;
+      job.mdResult = {
+        key: md.key,
+        sha256: storedSha256(md.metadata),
+        imageCount: 0,
+        parserTaskId: null,
+        reused: true,
+      };
+      return;
+    }
+    const converter = this.requireConverter();
+    job.phase = 'converting_md';
+    job.state = 'queued';
+    job.waitingForParser = true;
+    job.changed();
+    const result = await converter.convert({
+      id: job.preprint,
+      ticket: job,
+      overwrite: false,
+      noCache: false,
+      observer: {
+        onSlot: () => {
+          const now = clock.now();
+          job.state = 'running';
+          job.waitingForParser = false;
+          job.startedAt ??= now;
+          job.convert = {
+            started_at: now,
+            parser_task_id: null,
+            stage: 'submitting',
+            polled_count: 0,
+            completed_at: null,
+            extracted_pages: null,
+            total_pages: null,
+            submissions: 0,
+          };
+          job.changed();
+        },
+        onProgress: (p) => {
+          if (!job.convert) return;
+          job.convert.stage = p.stage;
+          job.convert.parser_task_id = p.parserTaskId;
+          job.convert.polled_count = p.polledCount;
+          job.convert.submissions = p.submissions;
+          if (p.extractedPages !== null) job.convert.extracted_pages = p.extractedPages;
+          if (p.totalPages !== null) job.convert.total_pages = p.totalPages;
+          job.changed();
+        },
+      },
+    });
+    job.mdReady = true;
+    if (job.convert) job.convert.completed_at = clock.now();
+    job.mdResult = {
+      key: result.markdownKey,
+      sha256: result.markdownSha256,
+      imageCount: result.imageCount,
+      parserTaskId: result.parserTaskId,
+      reused: false,
+    };
+  }
+
+  /** Drops jobs whose cooldown ended (bounded memory without a timer per job). */
+  private sweep(): void {
+    const now = this.deps.clock.now();
+    for (const [key, job] of this.jobs) {
+      if (!job.inProgress && job.failure && job.failure.until <= now) this.jobs.delete(key);
+    }
+  }
+}
+
+/** A fetch error as a job failure (§11.5): the fetcher's classes, store failures retryable. */
+function toFetchFailure(err: unknown): JobFailure {
+  if (err instanceof JobFailure) return err;
+  if (err instanceof FetchFailure) {
+    const message = err.kind === 'retryable' ? `PDF download from arXiv failed: ${err.message}` : err.message;
+    return new JobFailure(err.kind, 'fetch', message, { notFound: err.code === 'not_found' });
+  }
+  if (err instanceof ObjectStoreError) return new JobFailure('retryable', 'fetch', storeErrorText(err));
+  return new JobFailure('retryable', 'fetch', `PDF fetch failed: ${(err as Error).message}`);
+}

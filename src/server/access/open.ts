@@ -1,0 +1,101 @@
+/**
+ * Builds the paper-access machinery from the settings (CONTRACT §1.4 step 6, §11). It is built whether or not
+ * the feature switch is on: ingest tasks (§10) fetch through the same limiter, slots and jobs. Conversion runs
+ * only with the switch on and at least one `PARSER_API_TOKENS` entry.
+ */
+import type { Logger } from 'pino';
+import type { Config } from '../config/types.js';
+import type { PaperService } from '../papers/service.js';
+import { systemClock, type Clock } from './clock.js';
+import { Converter } from './converter.js';
+import { DurationRing } from './duration-ring.js';
+import { AccessEngine, type ConversionAvailability } from './engine.js';
+import { OpenAlexClient } from './openalex-client.js';
+import { ParserClient } from './parser-client.js';
+import { PreprintFetcher } from './preprint-fetcher.js';
+import { Resolver } from './resolver.js';
+import { PaperAccess } from './service.js';
+import { Slots } from './slots.js';
+import { TokenBucket } from './token-bucket.js';
+import { TokenRing } from './token-ring.js';
+
+export const PREPRINT_BURST = 2;
+const DEFAULT_PARSER_SLOTS = 4;
+const DEFAULT_PARSER_TIMEOUT_S = 1800;
+
+/** Test hooks; production uses the defaults. */
+export interface PaperAccessOptions {
+  readonly clock?: Clock;
+  /** Wait before the second submission after a retryable parser failure (default 10 s). */
+  readonly resubmitDelayMs?: number;
+  /** Cooldown after a `fatal`/`retryable` job failure (default 60 s). */
+  readonly failureCooldownMs?: number;
+}
+
+export function conversionAvailability(config: Config): ConversionAvailability {
+  if (!config.paperAccessEnabled) {
+    return { enabled: false, reason: 'paper access is disabled (SVC_PAPER_ACCESS_ENABLED=false)' };
+  }
+  if (!config.parser || config.parser.apiTokens.length === 0) {
+    return { enabled: false, reason: 'PARSER_API_TOKENS unset; cache-only mode' };
+  }
+  return { enabled: true, reason: null };
+}
+
+export function openPaperAccess(
+  config: Config,
+  logger: Logger,
+  papers: PaperService,
+  options: PaperAccessOptions = {},
+): PaperAccess {
+  const clock = options.clock ?? systemClock;
+  const limiter = new TokenBucket(config.preprint.fetchRps, PREPRINT_BURST, clock);
+  const fetcher = new PreprintFetcher({
+    baseUrl: config.preprint.baseUrl,
+    mailto: config.scholarly.mailto,
+    limiter,
+    clock,
+    stager: papers.stager,
+  });
+  const openalex = config.scholarly.mailto
+    ? new OpenAlexClient({
+        baseUrl: config.scholarly.baseUrl,
+        mailto: config.scholarly.mailto,
+        apiKey: config.scholarly.apiKey,
+      })
+    : null;
+  const resolver = new Resolver({ openalex, fetcher, clock });
+  const conversion = conversionAvailability(config);
+  const parserSlots = new Slots(config.parser?.maxConcurrentJobs ?? DEFAULT_PARSER_SLOTS);
+  const durations = new DurationRing();
+  const ring = new TokenRing(config.parser?.apiTokens ?? [], clock);
+  const converter =
+    conversion.enabled && config.parser
+      ? new Converter({
+          parser: config.parser,
+          client: new ParserClient(config.parser.baseUrl),
+          ring,
+          slots: parserSlots,
+          durations,
+          papers,
+          clock,
+          logger,
+          preprintPdfUrl: (id) => fetcher.pdfUrl(id),
+          ...(options.resubmitDelayMs !== undefined ? { resubmitDelayMs: options.resubmitDelayMs } : {}),
+        })
+      : null;
+  const engine = new AccessEngine({
+    logger,
+    papers,
+    clock,
+    fetcher,
+    fetchSlots: new Slots(config.preprint.fetchConcurrent),
+    converter,
+    conversion,
+    parserSlots,
+    durations,
+    parserTimeoutSeconds: config.parser?.timeoutSeconds ?? DEFAULT_PARSER_TIMEOUT_S,
+    ...(options.failureCooldownMs !== undefined ? { failureCooldownMs: options.failureCooldownMs } : {}),
+  });
+  return new PaperAccess(resolver, engine, papers, { converter, ring, limiter });
+}

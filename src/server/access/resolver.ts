@@ -1,0 +1,221 @@
+/**
+ * Resolving `{id_or_doi}` (CONTRACT §11.1): DOI → versionless arXiv id through OpenAlex, bare old-style number →
+ * `quant-ph/`, no version → the latest version from the arXiv abstract page. Each applied default adds one text.
+ *
+ * Lookups are cached (LRU 1024 entries; positive 5 min for DOIs and 10 min for versions, negative 1 min,
+ * transient errors not cached) and concurrent lookups of one key share one request. A lookup never takes the
+ * caller's cancellation: it belongs to every caller waiting on it.
+ */
+import { LRUCache } from 'lru-cache';
+import { looksLikeDoi, normaliseDoi } from '../../shared/doi.js';
+import {
+  type DomainError,
+  InvalidInputError,
+  NotFoundError,
+  UnavailableError,
+  UpstreamError,
+} from '../../shared/domain-errors.js';
+import {
+  hasVersion,
+  parsePreprintId,
+  withVersion,
+  type PreprintId,
+  type VersionedPreprintId,
+} from '../../shared/ids.js';
+import type { Clock } from './clock.js';
+import { OpenAlexError, type OpenAlexClient } from './openalex-client.js';
+import { FetchFailure, type PreprintFetcher } from './preprint-fetcher.js';
+
+export interface Resolution {
+  /** Canonical id with version. */
+  readonly id: VersionedPreprintId;
+  /** The input as given (decoded). */
+  readonly requestedId: string;
+  /** Texts of the defaults applied, in order; empty for a canonical input. */
+  readonly defaults: readonly string[];
+}
+
+/** A failed resolution: the error to answer with, and how far resolution got (for the `X-Svc-*` headers). */
+export interface ResolutionFailure {
+  readonly error: DomainError;
+  readonly requestedId: string;
+  readonly resolvedId: string | null;
+  readonly defaults: readonly string[];
+}
+
+export type ResolveOutcome =
+  { readonly ok: true; readonly resolution: Resolution } | { readonly ok: false; readonly failure: ResolutionFailure };
+
+export const DEFAULT_TEXTS = {
+  doi: (versionless: string) => `doi_resolved_via_openalex (DOI -> arXiv id ${versionless})`,
+  category: 'category=quant-ph (no category prefix; server default for bare old-style numbers)',
+  version: (n: number) => `version=v${n} (no version specified; latest published version used)`,
+} as const;
+
+const CACHE_SIZE = 1024;
+const DOI_POSITIVE_MS = 5 * 60_000;
+const VERSION_POSITIVE_MS = 10 * 60_000;
+const NEGATIVE_MS = 60_000;
+const RATE_LIMITED_RETRY_AFTER_S = 60;
+
+interface Found<T> {
+  readonly value: T | null;
+}
+
+export interface ResolverDeps {
+  /** `null` when `SVC_SCHOLARLY_MAILTO` is unset: DOI resolution is unavailable. */
+  readonly openalex: OpenAlexClient | null;
+  readonly fetcher: PreprintFetcher;
+  readonly clock: Clock;
+}
+
+export class Resolver {
+  private readonly dois: LRUCache<string, Found<string>>;
+  private readonly versions: LRUCache<string, Found<number>>;
+
+  constructor(private readonly deps: ResolverDeps) {
+    // `ttlResolution: 0`: read the clock on every check (lru-cache otherwise reuses a reading for up to 1 ms).
+    const perf = { now: () => deps.clock.now() };
+    this.dois = new LRUCache<string, Found<string>>({
+      max: CACHE_SIZE,
+      ttl: DOI_POSITIVE_MS,
+      perf,
+      ttlResolution: 0,
+      ignoreFetchAbort: true,
+      fetchMethod: async (doi, _stale, { options }) => {
+        const value = await this.deps.openalex!.arxivIdForDoi(doi);
+        if (value === null) options.ttl = NEGATIVE_MS;
+        return { value };
+      },
+    });
+    this.versions = new LRUCache<string, Found<number>>({
+      max: CACHE_SIZE,
+      ttl: VERSION_POSITIVE_MS,
+      perf,
+      ttlResolution: 0,
+      ignoreFetchAbort: true,
+      fetchMethod: async (versionless, _stale, { options }) => {
+        try {
+          return { value: await this.deps.fetcher.latestVersion(parsePreprintId(versionless)!) };
+        } catch (err) {
+          if (err instanceof FetchFailure && err.code === 'not_found') {
+            options.ttl = NEGATIVE_MS;
+            return { value: null };
+          }
+          throw err;
+        }
+      },
+    });
+  }
+
+  /** Paper-access input: canonical, versionless or bare old-style id, or a DOI. */
+  async resolve(raw: string): Promise<ResolveOutcome> {
+    const defaults: string[] = [];
+    const fail = (error: DomainError, resolvedId: string | null): ResolveOutcome => ({
+      ok: false,
+      failure: { error, requestedId: raw, resolvedId, defaults: [...defaults] },
+    });
+    let id: PreprintId;
+    if (looksLikeDoi(raw)) {
+      const normal = normaliseDoi(raw);
+      if (!normal.ok) {
+        return fail(
+          new InvalidInputError(`invalid DOI: ${normal.reason}`, { fields: { requested_id: raw, doi: raw } }),
+          null,
+        );
+      }
+      const doi = normal.doi;
+      const fields = { requested_id: raw, doi };
+      if (this.deps.openalex === null) {
+        return fail(
+          new UnavailableError('DOI resolution unavailable: SVC_SCHOLARLY_MAILTO is not configured on the server', {
+            fields,
+          }),
+          null,
+        );
+      }
+      let found: Found<string> | undefined;
+      try {
+        found = await this.dois.fetch(doi);
+      } catch (err) {
+        const reason = err instanceof OpenAlexError ? err.message : (err as Error).message;
+        return fail(new UpstreamError('scholarly', `OpenAlex upstream error: ${reason}`, { fields, cause: err }), null);
+      }
+      const parsed = found?.value ? parsePreprintId(found.value) : null;
+      if (!parsed) {
+        return fail(
+          new NotFoundError(`DOI ${doi} is not known to OpenAlex or has no arXiv identifier`, { fields }),
+          null,
+        );
+      }
+      defaults.push(DEFAULT_TEXTS.doi(parsed.versionless));
+      id = parsed;
+      return this.finishVersion(id, raw, defaults, fields, fail);
+    }
+    const parsed = parsePreprintId(raw);
+    if (parsed === null) {
+      return fail(
+        new InvalidInputError(`invalid preprint id or DOI: ${JSON.stringify(raw)}`, { fields: { requested_id: raw } }),
+        null,
+      );
+    }
+    if (parsed.categoryDefaulted) defaults.push(DEFAULT_TEXTS.category);
+    return this.finishVersion(parsed, raw, defaults, { requested_id: raw }, fail);
+  }
+
+  /**
+   * Ingest input (§2.2): canonical, versionless or bare old-style id (no DOI). An invalid id is the caller's
+   * 400; here it fails like any other resolution error.
+   */
+  async resolveId(raw: string): Promise<ResolveOutcome> {
+    const parsed = parsePreprintId(raw);
+    const defaults: string[] = [];
+    const fail = (error: DomainError, resolvedId: string | null): ResolveOutcome => ({
+      ok: false,
+      failure: { error, requestedId: raw, resolvedId, defaults: [...defaults] },
+    });
+    if (parsed === null) {
+      return fail(
+        new InvalidInputError(`invalid preprint_id: ${JSON.stringify(raw)}`, { fields: { requested_id: raw } }),
+        null,
+      );
+    }
+    if (parsed.categoryDefaulted) defaults.push(DEFAULT_TEXTS.category);
+    return this.finishVersion(parsed, raw, defaults, { requested_id: raw }, fail);
+  }
+
+  private async finishVersion(
+    id: PreprintId,
+    raw: string,
+    defaults: string[],
+    fields: Record<string, string>,
+    fail: (error: DomainError, resolvedId: string | null) => ResolveOutcome,
+  ): Promise<ResolveOutcome> {
+    if (hasVersion(id)) return { ok: true, resolution: { id, requestedId: raw, defaults } };
+    let found: Found<number> | undefined;
+    try {
+      found = await this.versions.fetch(id.versionless);
+    } catch (cause) {
+      if (cause instanceof FetchFailure && cause.code === 'rate_limited') {
+        return fail(
+          new UnavailableError('arXiv version lookup rate-limited; retry later', {
+            fields,
+            retryAfterSeconds: RATE_LIMITED_RETRY_AFTER_S,
+            cause,
+          }),
+          id.versionless,
+        );
+      }
+      const reason = (cause as Error).message;
+      return fail(
+        new UpstreamError('preprint', `arXiv version lookup failed: ${reason}`, { fields, cause }),
+        id.versionless,
+      );
+    }
+    if (!found || found.value === null) {
+      return fail(new NotFoundError(`arXiv has no paper ${id.versionless}`, { fields }), id.versionless);
+    }
+    defaults.push(DEFAULT_TEXTS.version(found.value));
+    return { ok: true, resolution: { id: withVersion(id, found.value), requestedId: raw, defaults } };
+  }
+}

@@ -1,0 +1,226 @@
+/**
+ * Paper access as the routes use it (CONTRACT §11.4): status (no side effects), triggers (bytes, or a job), and
+ * the images of a paper.
+ */
+import type { Readable } from 'node:stream';
+import { NotFoundError, UpstreamError } from '../../shared/domain-errors.js';
+import { imageKey, legacyPaperKeys, paperKeys, type VersionedPreprintId } from '../../shared/ids.js';
+import { contentTypeFor } from '../storage/keys.js';
+import type { ObjectInfo, ObjectStore } from '../storage/object-store.js';
+import type { PaperService } from '../papers/service.js';
+import { unsafeNameReason } from '../papers/zip-bundle.js';
+import type { Converter } from './converter.js';
+import type { AccessEngine, AccessKind } from './engine.js';
+import { storeErrorText } from './failure.js';
+import type { Resolution, Resolver } from './resolver.js';
+import {
+  accepted,
+  cachedSnapshot,
+  jobSnapshot,
+  noneSnapshot,
+  unavailableSnapshot,
+  withResolution,
+  type Snapshot,
+} from './snapshot.js';
+import type { TokenBucket } from './token-bucket.js';
+import type { TokenRing } from './token-ring.js';
+
+/** Stored bytes to send. */
+export interface Content {
+  readonly type: 'content';
+  readonly contentType: string;
+  readonly size: number;
+  readonly body: Readable;
+  /** The stored object's key (the PDF's file name comes from it). */
+  readonly key: string;
+}
+
+/** How a trigger ended when no bytes are sent (the route picks the status from `outcome`). */
+export interface TriggerSnapshot {
+  readonly type: 'snapshot';
+  /** `accepted` 202, `not_found` 404, `failed` 502, `cooldown` 503, `unavailable` 503. */
+  readonly outcome: 'accepted' | 'not_found' | 'failed' | 'cooldown' | 'unavailable';
+  readonly snapshot: Snapshot;
+  /** `Retry-After` seconds: 5 for 202, cooldown end + 1 for failures, none for `unavailable`. */
+  readonly retryAfterSeconds: number | null;
+}
+
+export type TriggerResult = Content | TriggerSnapshot;
+
+const MAX_IMAGE_SEGMENT = 255;
+
+/** Whether `name` is an image key of §9.4 (segments 1..255 chars, no `.`/`..`, no `\`, NUL, absolute path). */
+export function validImageName(name: string): boolean {
+  if (name === '' || unsafeNameReason(name) !== null) return false;
+  return name.split('/').every((s) => s.length >= 1 && s.length <= MAX_IMAGE_SEGMENT && s !== '.' && s !== '..');
+}
+
+/** What the health endpoint reports as `data.parser` (§8.1). */
+export interface ParserCounters {
+  readonly submitted: number;
+  readonly succeeded: number;
+  readonly failed_fatal: number;
+  readonly failed_retryable: number;
+  readonly failed_daily_limit: number;
+  readonly cache_hits: number;
+  readonly cache_misses: number;
+  readonly inflight_jobs: number;
+  readonly queued_jobs: number;
+  readonly preprint_fetches: number;
+  readonly preprint_fetch_succeeded: number;
+  readonly preprint_fetch_failed: number;
+  readonly inflight_preprint_fetches: number;
+  readonly tokens_total: number;
+  readonly tokens_cooling: number;
+}
+
+export interface AccessInternals {
+  readonly converter: Converter | null;
+  readonly ring: TokenRing;
+  readonly limiter: TokenBucket;
+}
+
+export class PaperAccess {
+  constructor(
+    readonly resolver: Resolver,
+    readonly engine: AccessEngine,
+    private readonly papers: PaperService,
+    /** The shared limiter, token ring and converter (counters, tests). */
+    readonly internals: AccessInternals,
+  ) {}
+
+  /** `data.parser` of `GET /api/health` with paper access on. */
+  counters(): ParserCounters {
+    const { converter, ring } = this.internals;
+    const conversions = converter?.counts ?? {
+      submitted: 0,
+      succeeded: 0,
+      failed_fatal: 0,
+      failed_retryable: 0,
+      failed_daily_limit: 0,
+    };
+    const jobs = this.engine.jobCounts();
+    return {
+      ...conversions,
+      cache_hits: this.engine.counters.cache_hits,
+      cache_misses: this.engine.counters.cache_misses,
+      inflight_jobs: jobs.inflight,
+      queued_jobs: jobs.queued,
+      preprint_fetches: this.engine.counters.preprint_fetches,
+      preprint_fetch_succeeded: this.engine.counters.preprint_fetch_succeeded,
+      preprint_fetch_failed: this.engine.counters.preprint_fetch_failed,
+      inflight_preprint_fetches: this.engine.counters.inflight_preprint_fetches,
+      tokens_total: ring.size,
+      tokens_cooling: ring.cooling(),
+    };
+  }
+
+  private get store(): ObjectStore {
+    return this.papers.store;
+  }
+
+  /** `GET …/<kind>/status`: stored → cached; a job → its snapshot; markdown without conversion → unavailable; else none. */
+  async status(resolution: Resolution, kind: AccessKind): Promise<Snapshot> {
+    const { id } = resolution;
+    const now = this.engine.clock.now();
+    const job = this.engine.job(id);
+    // A job in progress knows what is stored better than a HEAD would tell cheaply: its asset is not stored yet.
+    if (job?.inProgress) return withResolution(jobSnapshot(job, this.engine.queueView(job), now), resolution);
+    const [pdf, md] = await Promise.all([this.find(id, 'pdf'), this.find(id, 'markdown')]);
+    const pdfReady = pdf !== null;
+    const mdReady = md !== null;
+    let snapshot: Snapshot;
+    if ((kind === 'pdf' ? pdf : md) !== null) snapshot = cachedSnapshot(id, kind, pdfReady, mdReady);
+    else if (job) snapshot = { ...jobSnapshot(job, null, now), pdf_ready: pdfReady || job.pdfReady, md_ready: mdReady };
+    else if (kind === 'markdown' && !this.engine.conversion.enabled) {
+      snapshot = unavailableSnapshot(id, pdfReady, `server-side conversion disabled: ${this.engine.conversion.reason}`);
+    } else snapshot = noneSnapshot(id, kind, pdfReady, mdReady);
+    return withResolution(snapshot, resolution);
+  }
+
+  /** `GET …/markdown` and `GET …/pdf`: the stored bytes, else the job's answer (§11.4 trigger table). */
+  async trigger(resolution: Resolution, kind: AccessKind): Promise<TriggerResult> {
+    const { id } = resolution;
+    const { engine } = this;
+    const content = await this.content(id, kind);
+    if (content !== null) {
+      engine.counters.cache_hits++;
+      return content;
+    }
+    engine.counters.cache_misses++;
+    if (kind === 'markdown' && !engine.conversion.enabled) {
+      const pdf = await this.find(id, 'pdf');
+      const detail = `markdown not cached and server-side conversion is disabled: ${engine.conversion.reason}`;
+      return {
+        type: 'snapshot',
+        outcome: 'unavailable',
+        snapshot: withResolution(unavailableSnapshot(id, pdf !== null, detail), resolution),
+        retryAfterSeconds: null,
+      };
+    }
+    const job = engine.start(id, kind);
+    const now = engine.clock.now();
+    const snapshot = withResolution(jobSnapshot(job, engine.queueView(job), now), resolution);
+    if (job.inProgress || job.state === 'done') {
+      return {
+        type: 'snapshot',
+        outcome: 'accepted',
+        snapshot: accepted(snapshot, id, kind, now),
+        retryAfterSeconds: 5,
+      };
+    }
+    const failure = job.failure!;
+    const retryAfterSeconds = Math.max(0, Math.ceil((failure.until - now) / 1000)) + 1;
+    const outcome = failure.notFound ? 'not_found' : failure.kind === 'daily_limit' ? 'cooldown' : 'failed';
+    return { type: 'snapshot', outcome, snapshot, retryAfterSeconds };
+  }
+
+  /** A stored image of the paper (§11.4 ★); `NotFoundError('image not found')` otherwise. */
+  async image(id: VersionedPreprintId, name: string): Promise<Content> {
+    if (!validImageName(name)) throw new NotFoundError('image not found');
+    const legacy = legacyPaperKeys(id);
+    const keys = [imageKey(id, name), ...(legacy ? [`${legacy.imagesPrefix}${name}`] : [])];
+    for (const key of keys) {
+      const got = await this.get(key);
+      if (got !== null) return got;
+    }
+    throw new NotFoundError('image not found');
+  }
+
+  /** The asset's bytes (app key, then the legacy key of an old-style id), or `null`. */
+  private async content(id: VersionedPreprintId, kind: AccessKind): Promise<Content | null> {
+    const key = kind === 'pdf' ? paperKeys(id).pdf : paperKeys(id).markdown;
+    const found = await this.get(key);
+    if (found !== null) return found;
+    const legacy = legacyPaperKeys(id);
+    return legacy ? this.get(kind === 'pdf' ? legacy.pdf : legacy.markdown) : null;
+  }
+
+  private async get(key: string): Promise<Content | null> {
+    let got: { info: ObjectInfo; body: Readable } | null;
+    try {
+      got = await this.store.get(key);
+    } catch (err) {
+      throw new UpstreamError('object_store', storeErrorText(err), { cause: err });
+    }
+    if (got === null) return null;
+    return {
+      type: 'content',
+      contentType: got.info.contentType ?? contentTypeFor(key),
+      size: got.info.size,
+      body: got.body,
+      key,
+    };
+  }
+
+  private async find(id: VersionedPreprintId, kind: AccessKind): Promise<ObjectInfo | null> {
+    try {
+      return kind === 'pdf' ? await this.papers.findPdf(id) : await this.papers.findMarkdown(id);
+    } catch (err) {
+      if (err instanceof Error && /object store error/.test(err.message)) {
+        throw new UpstreamError('object_store', err.message, { cause: err });
+      }
+      throw err;
+    }
+  }
+}

@@ -1,0 +1,177 @@
+/**
+ * Paper access over HTTP (CONTRACT §11.4): `GET /api/papers/{id_or_doi}/markdown`, `/pdf`, `/markdown/status`,
+ * `/pdf/status` as actions of the papers dispatcher, registered only with `SVC_PAPER_ACCESS_ENABLED=true`.
+ * Resolution runs first; its defaults are reported in `X-Svc-*` headers on every answer of the request.
+ */
+import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
+import type { AccessKind } from '../access/engine.js';
+import type { Resolution, ResolutionFailure } from '../access/resolver.js';
+import type { PaperAccess, TriggerSnapshot } from '../access/service.js';
+import { statusPath } from '../access/snapshot.js';
+import type { PaperAction, PaperActionName } from './papers.js';
+import { ErrorBody, OpenObject, Timestamp } from './schemas.js';
+
+/** A header value as HTTP allows it: printable ASCII kept, anything else percent-encoded. */
+const headerSafe = (value: string) => (/^[\x20-\x7e]*$/.test(value) ? value : encodeURIComponent(value));
+
+/** `X-Svc-Requested-Id`, `X-Svc-Resolved-Id`, `X-Svc-Defaults-Applied` when a default was applied (§11.1). */
+function defaultsHeaders(reply: FastifyReply, r: Resolution | ResolutionFailure): void {
+  if (r.defaults.length === 0) return;
+  const resolvedId = 'id' in r ? r.id.id : r.resolvedId;
+  reply.header('X-Svc-Requested-Id', headerSafe(r.requestedId));
+  if (resolvedId !== null) reply.header('X-Svc-Resolved-Id', headerSafe(resolvedId));
+  reply.header('X-Svc-Defaults-Applied', r.defaults.join('; '));
+}
+
+const Queue = Type.Object({
+  position: Type.Optional(Type.Integer()),
+  ahead_of_me: Type.Optional(Type.Integer()),
+  running_count: Type.Integer(),
+  max_concurrent: Type.Integer(),
+  eta_seconds: Type.Optional(Type.Integer()),
+  avg_duration_seconds: Type.Integer(),
+  eta_basis: Type.String(),
+});
+
+export const Snapshot = OpenObject(
+  {
+    preprint_id: Type.String(),
+    state: Type.String({ enum: ['cached', 'queued', 'running', 'failed', 'cooldown', 'none', 'unavailable'] }),
+    phase: Type.String({ enum: ['fetching_pdf', 'converting_md', 'ready', 'error_fetching', 'error_converting', ''] }),
+    pdf_ready: Type.Boolean(),
+    md_ready: Type.Boolean(),
+    submitted_at: Type.Optional(Timestamp()),
+    started_at: Type.Optional(Timestamp()),
+    detail: Type.Optional(Type.String()),
+    kind: Type.Optional(Type.String({ enum: ['fatal', 'retryable', 'daily_limit'] })),
+    retry_after: Type.Optional(Type.Integer({ description: 'end of the cooldown, epoch seconds' })),
+    retry_after_iso: Type.Optional(Timestamp('end of the cooldown')),
+    markdown_url: Type.Optional(Type.String()),
+    pdf_url: Type.Optional(Type.String()),
+    operation: Type.Optional(Type.Object({ status_url: Type.String(), next_poll_after_iso: Timestamp() })),
+    fetch: Type.Optional(OpenObject({ bytes_received: Type.Integer(), attempts: Type.Integer() })),
+    convert: Type.Optional(OpenObject({ stage: Type.String(), polled_count: Type.Integer() })),
+    queue: Type.Optional(Queue),
+    requested_id: Type.Optional(Type.String()),
+    resolved_id: Type.Optional(Type.String()),
+    defaults_applied: Type.Optional(Type.Array(Type.String())),
+  },
+  'a paper-access job snapshot (CONTRACT §11.2)',
+);
+
+const resolutionErrors = {
+  400: { ...ErrorBody, description: 'invalid id or DOI (`{detail, requested_id[, doi]}`)' },
+  404: { ...ErrorBody, description: 'DOI unknown to OpenAlex, or no such paper on arXiv' },
+  502: { ...ErrorBody, description: 'OpenAlex or arXiv version lookup failed' },
+  503: { ...ErrorBody, description: 'DOI resolution unavailable, or the version lookup is rate-limited' },
+};
+
+const STATUS_OF: Readonly<Record<TriggerSnapshot['outcome'], number>> = {
+  accepted: 202,
+  not_found: 404,
+  failed: 502,
+  cooldown: 503,
+  unavailable: 503,
+};
+
+/** The four paper-access actions for the papers dispatcher. */
+export function accessActions(access: PaperAccess): PaperAction[] {
+  /** Resolves the id (answering its error with the `X-Svc-*` headers of the defaults applied so far). */
+  const resolve = async (raw: string, reply: FastifyReply): Promise<Resolution> => {
+    const outcome = await access.resolver.resolve(raw);
+    if (!outcome.ok) {
+      defaultsHeaders(reply, outcome.failure);
+      throw outcome.failure.error;
+    }
+    defaultsHeaders(reply, outcome.resolution);
+    return outcome.resolution;
+  };
+
+  const trigger = (kind: AccessKind): PaperAction => ({
+    method: 'GET',
+    action: kind satisfies PaperActionName,
+    schema: {
+      summary:
+        kind === 'markdown'
+          ? 'The paper as markdown; starts a fetch and conversion when it is not stored (202)'
+          : 'The paper as PDF; starts a fetch from arXiv when it is not stored (202)',
+      tags: ['paper-access'],
+      response: {
+        200: Type.String({
+          description:
+            kind === 'markdown' ? 'the markdown (text/markdown; charset=utf-8)' : 'the PDF (application/pdf)',
+        }),
+        202: { ...Snapshot, description: 'a job runs: poll Operation-Location after Retry-After seconds' },
+        ...resolutionErrors,
+        404: { ...Snapshot, description: 'arXiv does not have the paper (failed snapshot), or a resolution 404' },
+        502: { ...Snapshot, description: 'the job failed (failed snapshot), or a resolution upstream error' },
+        503: {
+          ...Snapshot,
+          description:
+            kind === 'markdown'
+              ? 'conversion disabled (unavailable snapshot) or every parser token at its daily limit (cooldown)'
+              : 'a resolution 503',
+        },
+      },
+    },
+    handle: async (_request, reply, d) => {
+      const resolution = await resolve(d.id, reply);
+      const result = await access.trigger(resolution, kind);
+      if (result.type === 'content') {
+        reply.header('Content-Type', result.contentType).header('Content-Length', String(result.size));
+        if (kind === 'pdf') reply.header('Content-Disposition', `inline; filename="${resolution.id.stem}.pdf"`);
+        return reply.code(200).send(result.body);
+      }
+      if (result.outcome === 'accepted') reply.header('Operation-Location', statusPath(resolution.id, kind));
+      if (result.retryAfterSeconds !== null) reply.header('Retry-After', String(result.retryAfterSeconds));
+      return reply.code(STATUS_OF[result.outcome]).send(result.snapshot);
+    },
+  });
+
+  const status = (kind: AccessKind): PaperAction => ({
+    method: 'GET',
+    action: `${kind}/status` satisfies PaperActionName,
+    schema: {
+      summary: `The state of the paper's ${kind === 'markdown' ? 'markdown' : 'PDF'} (no side effects)`,
+      tags: ['paper-access'],
+      response: {
+        200: { ...Snapshot, description: 'a snapshot for every state, failed and cooldown included' },
+        ...resolutionErrors,
+      },
+    },
+    handle: async (_request, reply, d) => {
+      const resolution = await resolve(d.id, reply);
+      return reply.code(200).send(await access.status(resolution, kind));
+    },
+  });
+
+  /** `GET /api/papers/{id_or_doi}/images/{name}` (CONTRACT §11.4 ★): a stored figure, so readers see them. */
+  const image: PaperAction = {
+    method: 'GET',
+    action: 'images',
+    schema: {
+      summary: 'A stored image of the paper (a figure referenced by its markdown)',
+      tags: ['paper-access'],
+      response: {
+        200: Type.String({ description: 'the image bytes, with the stored content type' }),
+        ...resolutionErrors,
+        404: { ...ErrorBody, description: 'no such image, or a resolution 404' },
+      },
+    },
+    handle: async (_request, reply, d) => {
+      const resolution = await resolve(d.id, reply);
+      const content = await access.image(resolution.id, d.name ?? '');
+      // Stored bytes of a versioned id never change; nosniff and a sandboxing CSP keep an SVG from running script.
+      reply
+        .header('Content-Type', content.contentType)
+        .header('Content-Length', String(content.size))
+        .header('Cache-Control', 'private, max-age=31536000, immutable')
+        .header('X-Content-Type-Options', 'nosniff')
+        .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
+      return reply.code(200).send(content.body);
+    },
+  };
+
+  return [trigger('markdown'), trigger('pdf'), status('markdown'), status('pdf'), image];
+}

@@ -1,0 +1,72 @@
+import {
+  sendAnswer,
+  sendJson,
+  startHttpDouble,
+  type Answer,
+  type DoubleOptions,
+  type HttpDouble,
+} from './http-double.js';
+
+export interface QdrantPoint {
+  readonly id: string | number;
+  readonly score: number;
+  readonly payload: Record<string, unknown>;
+}
+
+export interface QdrantDouble extends HttpDouble {
+  /** The points a query answers with (the double ranks nothing: it returns them in order, up to `limit`). */
+  points: QdrantPoint[];
+  /** Answers the next query with this instead. */
+  answerNextQuery(answer: Answer): void;
+  /** `/healthz` answers this status (200 by default). */
+  healthStatus: number;
+  /** Bodies of the queries received, parsed. */
+  readonly queries: Record<string, unknown>[];
+}
+
+/**
+ * Qdrant's HTTP API as CONTRACT §12.6 uses it: `GET /healthz`, `POST /collections/<c>/points/query` →
+ * `{"result":{"points":[…]},"status":"ok","time":…}`; the `api-key` header is recorded with each request.
+ */
+export async function startQdrantDouble(options: DoubleOptions = {}): Promise<QdrantDouble> {
+  const state = { points: [] as QdrantPoint[], healthStatus: 200, next: null as Answer | null };
+  const queries: Record<string, unknown>[] = [];
+  const double = await startHttpDouble((req, res) => {
+    const url = new URL(req.url, 'http://qdrant.test');
+    if (req.method === 'GET' && url.pathname === '/healthz') {
+      return sendAnswer(res, { status: state.healthStatus, body: 'healthz check passed' });
+    }
+    const query = /^\/collections\/([^/]+)\/points\/query$/.exec(url.pathname);
+    if (req.method === 'POST' && query) {
+      const body = JSON.parse(req.body.toString() || '{}') as Record<string, unknown>;
+      queries.push(body);
+      if (state.next) {
+        const next = state.next;
+        state.next = null;
+        return sendAnswer(res, next);
+      }
+      const limit = typeof body['limit'] === 'number' ? body['limit'] : 10;
+      return sendJson(res, 200, { result: { points: state.points.slice(0, limit) }, status: 'ok', time: 0.001 });
+    }
+    sendJson(res, 404, { status: { error: 'Not found' } });
+  }, options);
+  return {
+    ...double,
+    queries,
+    get points() {
+      return state.points;
+    },
+    set points(v: QdrantPoint[]) {
+      state.points = v;
+    },
+    get healthStatus() {
+      return state.healthStatus;
+    },
+    set healthStatus(v: number) {
+      state.healthStatus = v;
+    },
+    answerNextQuery(answer) {
+      state.next = answer;
+    },
+  };
+}
