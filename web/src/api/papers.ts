@@ -1,0 +1,49 @@
+import { apiFetch, ApiError, jsonOf, pathId } from './client';
+import type { JobSnapshot } from './types';
+
+export type Kind = 'markdown' | 'pdf';
+
+const isSnapshot = (b: unknown): b is JobSnapshot =>
+  typeof b === 'object' && b !== null && typeof (b as { state?: unknown }).state === 'string';
+
+/** `GET …/<kind>/status` (CONTRACT §11.4): side-effect free; 400/404/5xx only for resolution failures. */
+export const fetchStatus = (id: string, kind: Kind): Promise<JobSnapshot> =>
+  apiFetch(`/api/papers/${pathId(id)}/${kind}/status`).then((r) => jsonOf<JobSnapshot>(r));
+
+export type TriggerResult = { bytes: Blob; snapshot?: undefined } | { bytes?: undefined; snapshot: JobSnapshot };
+
+/**
+ * `GET …/markdown` or `…/pdf`: the bytes on a cache hit, else the job snapshot (202 while it works; failed,
+ * cooldown and unavailable snapshots come with 404/502/503 and are results here, not errors).
+ */
+export async function trigger(id: string, kind: Kind): Promise<TriggerResult> {
+  const response = await apiFetch(`/api/papers/${pathId(id)}/${kind}`, {
+    headers: { Accept: kind === 'pdf' ? 'application/pdf, application/json' : 'text/markdown, application/json' },
+  });
+  if (response.status === 200) return { bytes: await response.blob() };
+  const text = await response.text();
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    body = text;
+  }
+  if (isSnapshot(body)) return { snapshot: body };
+  const detail = (body as { detail?: unknown } | null)?.detail;
+  throw new ApiError(response.status, typeof detail === 'string' ? detail : `${response.status}`, body);
+}
+
+/** A job that is still working (poll its status). */
+export const isActive = (s: JobSnapshot | undefined): boolean => s?.state === 'queued' || s?.state === 'running';
+
+/** Saves a Blob under `filename` through a temporary object URL (the API needs the Authorization header). */
+export function saveBlob(blob: Blob, filename: string): void {
+  const url = URL.createObjectURL(blob);
+  const a = document.createElement('a');
+  a.href = url;
+  a.download = filename;
+  document.body.append(a);
+  a.click();
+  a.remove();
+  setTimeout(() => URL.revokeObjectURL(url), 60_000);
+}

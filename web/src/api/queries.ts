@@ -1,0 +1,105 @@
+import { QueryClient, queryOptions } from '@tanstack/react-query';
+import { api, ApiError } from './client';
+import type {
+  GraphAnswer,
+  GraphSchema,
+  GraphStats,
+  NeedsParser,
+  PageDetail,
+  PageList,
+  PaperStats,
+  PatItem,
+  ScopeList,
+  SearchResult,
+  ServerInfo,
+  SyncStatus,
+  WikiStats,
+} from './types';
+
+export const queryClient = new QueryClient({
+  defaultOptions: {
+    queries: {
+      staleTime: 30_000,
+      refetchOnWindowFocus: false,
+      // A 4xx will not change by asking again; other failures get two more tries.
+      retry: (count, error) => !(error instanceof ApiError && error.status < 500) && count < 2,
+    },
+  },
+});
+
+export interface PageFilters {
+  type: string;
+  status: string;
+  tags: string;
+}
+
+const LONG = 5 * 60_000;
+
+export const q = {
+  serverInfo: () =>
+    queryOptions({ queryKey: ['server-info'], queryFn: () => api<ServerInfo>('/api/server/info'), staleTime: LONG }),
+  scopes: () =>
+    queryOptions({ queryKey: ['scopes'], queryFn: () => api<ScopeList>('/api/pat/scopes'), staleTime: Infinity }),
+  pats: () => queryOptions({ queryKey: ['pats'], queryFn: () => api<{ tokens: PatItem[] }>('/api/pat') }),
+  wikiStats: () => queryOptions({ queryKey: ['wiki', 'stats'], queryFn: () => api<WikiStats>('/api/stats') }),
+  pages: (f: PageFilters) =>
+    queryOptions({
+      queryKey: ['wiki', 'pages', f],
+      queryFn: () => {
+        const p = new URLSearchParams();
+        if (f.type) p.set('page_type', f.type);
+        if (f.status) p.set('status', f.status);
+        if (f.tags) p.set('tags', f.tags);
+        return api<PageList>(`/api/pages${p.size ? `?${p}` : ''}`);
+      },
+    }),
+  /** Every served page id with its title (the non-source list plus the source list), for link checks and titles. */
+  pageIndex: () =>
+    queryOptions({
+      queryKey: ['wiki', 'index'],
+      queryFn: async () => {
+        const [entries, sources] = await Promise.all([
+          api<PageList>('/api/pages'),
+          api<PageList>('/api/pages?page_type=source'),
+        ]);
+        return new Map([...entries.pages, ...sources.pages].map((p) => [p.id, p]));
+      },
+      staleTime: LONG,
+    }),
+  page: (id: string) =>
+    queryOptions({
+      queryKey: ['wiki', 'page', id],
+      queryFn: () => api<PageDetail>(`/api/pages/${encodeURIComponent(id)}`),
+    }),
+  search: (query: string, includeSources: boolean) =>
+    queryOptions({
+      queryKey: ['wiki', 'search', query, includeSources],
+      queryFn: ({ signal }) =>
+        api<SearchResult>(
+          `/api/search?${new URLSearchParams({ q: query, limit: '50', include_sources: String(includeSources) })}`,
+          { signal },
+        ),
+    }),
+  syncStatus: () =>
+    queryOptions({ queryKey: ['wiki', 'sync'], queryFn: () => api<SyncStatus>('/api/wiki/sync/status') }),
+  paperStats: () =>
+    queryOptions({ queryKey: ['papers', 'stats'], queryFn: () => api<PaperStats>('/api/papers/stats') }),
+  needsParser: () =>
+    queryOptions({
+      queryKey: ['papers', 'needs-parser'],
+      queryFn: () => api<NeedsParser>('/api/papers/needs-parser?limit=100&include_claimed=true'),
+    }),
+  graphStats: () =>
+    queryOptions({ queryKey: ['graph', 'stats'], queryFn: () => api<GraphAnswer<GraphStats>>('/api/graph/stats') }),
+  graphSchema: () =>
+    queryOptions({
+      queryKey: ['graph', 'schema'],
+      queryFn: () => api<GraphAnswer<GraphSchema>>('/api/graph/schema'),
+      staleTime: LONG,
+    }),
+};
+
+/** Narrows a graph answer: the `{error}` shape (HTTP 200) becomes a thrown-free string. */
+export function graphError<T extends object>(answer: GraphAnswer<T> | undefined): string | null {
+  return answer && 'error' in answer && typeof answer.error === 'string' ? answer.error : null;
+}

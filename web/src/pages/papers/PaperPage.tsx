@@ -1,0 +1,168 @@
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { lazy, Suspense, useEffect } from 'react';
+import { Link, useParams } from 'react-router';
+import { pathId } from '../../api/client';
+import { fetchStatus, isActive, saveBlob, trigger, type Kind } from '../../api/papers';
+import { q } from '../../api/queries';
+import type { JobSnapshot } from '../../api/types';
+import { ErrorMessage } from '../../components/ErrorMessage';
+import { Loading } from '../../components/Loading';
+import { useTitle } from '../../lib/use-title';
+import { JobProgress } from './JobProgress';
+
+const Markdown = lazy(() => import('../../components/markdown/Markdown'));
+
+const POLL_MS = 1000;
+
+/** Status of one asset kind, polled every second while its job works. */
+function useStatus(id: string, kind: Kind, enabled: boolean) {
+  return useQuery({
+    queryKey: ['paper', id, kind, 'status'],
+    queryFn: () => fetchStatus(id, kind),
+    enabled,
+    staleTime: 0,
+    refetchInterval: (query) => (isActive(query.state.data) ? POLL_MS : false),
+  });
+}
+
+/** Starts a job (or fetches the bytes when they are stored) and feeds its answer into the status. */
+function useTrigger(id: string, kind: Kind, onBytes: (b: Blob) => void) {
+  const queryClient = useQueryClient();
+  return useMutation({
+    mutationFn: () => trigger(id, kind),
+    onSuccess: (result) => {
+      if (result.bytes) onBytes(result.bytes);
+      else queryClient.setQueryData(['paper', id, kind, 'status'], result.snapshot);
+      if (result.bytes) void queryClient.invalidateQueries({ queryKey: ['paper', id, kind, 'status'] });
+    },
+  });
+}
+
+function Resolution({ s }: { s: JobSnapshot }) {
+  if (!s.resolved_id) return null;
+  return (
+    <p className="notice notice-info">
+      “{s.requested_id}” was resolved to <strong>{s.resolved_id}</strong>: {(s.defaults_applied ?? []).join('; ')}.
+    </p>
+  );
+}
+
+function PdfPanel({ id, status }: { id: string; status: ReturnType<typeof useStatus> }) {
+  const stem = (status.data?.preprint_id ?? id).replace(/\//g, '_');
+  const download = useTrigger(id, 'pdf', (blob) => saveBlob(blob, `${stem}.pdf`));
+  const s = status.data;
+  return (
+    <section className="card" aria-labelledby="pdf-title">
+      <h2 id="pdf-title">PDF</h2>
+      {status.isPending && <Loading />}
+      {status.isError && <ErrorMessage error={status.error} title="PDF status unavailable" />}
+      {s && <JobProgress snapshot={s} />}
+      {download.isError && <ErrorMessage error={download.error} title="The PDF could not be fetched" />}
+      {s && !isActive(s) && (
+        <button type="button" className="button" onClick={() => download.mutate()} disabled={download.isPending}>
+          {s.state === 'cached' || s.pdf_ready ? 'Download PDF' : 'Fetch the PDF from arXiv'}
+        </button>
+      )}
+    </section>
+  );
+}
+
+function MarkdownPanel({ id, status }: { id: string; status: ReturnType<typeof useStatus> }) {
+  const queryClient = useQueryClient();
+  const s = status.data;
+  const cached = s?.state === 'cached';
+  const canonical = s?.preprint_id ?? id;
+  const text = useQuery({
+    queryKey: ['paper', id, 'markdown', 'text'],
+    queryFn: async () => {
+      const result = await trigger(id, 'markdown');
+      if (result.bytes) return result.bytes.text();
+      queryClient.setQueryData(['paper', id, 'markdown', 'status'], result.snapshot);
+      return null;
+    },
+    enabled: cached,
+    staleTime: Infinity,
+  });
+  const convert = useTrigger(id, 'markdown', (blob) => {
+    void blob.text().then((t) => queryClient.setQueryData(['paper', id, 'markdown', 'text'], t));
+  });
+  return (
+    <section className="paper-markdown" aria-labelledby="md-title">
+      <div className="card">
+        <h2 id="md-title">Markdown</h2>
+        {status.isPending && <Loading />}
+        {status.isError && <ErrorMessage error={status.error} title="Markdown status unavailable" />}
+        {s && <JobProgress snapshot={s} />}
+        {convert.isError && <ErrorMessage error={convert.error} title="The conversion could not be started" />}
+        {s && (s.state === 'none' || s.state === 'failed') && (
+          <button
+            type="button"
+            className="button button-primary"
+            onClick={() => convert.mutate()}
+            disabled={convert.isPending}
+          >
+            {s.state === 'failed' ? 'Try again' : 'Convert to markdown'}
+          </button>
+        )}
+      </div>
+      {cached && text.isPending && <Loading label="Loading the markdown…" />}
+      {text.isError && <ErrorMessage error={text.error} title="The markdown could not be loaded" />}
+      {typeof text.data === 'string' && (
+        <article className="card paper-text" aria-label={`Markdown of ${canonical}`}>
+          <Suspense fallback={<Loading label="Typesetting…" />}>
+            <Markdown content={text.data} imageBase={`/api/papers/${pathId(canonical)}/images/`} />
+          </Suspense>
+        </article>
+      )}
+    </section>
+  );
+}
+
+export function Component() {
+  const id = (useParams()['*'] ?? '').replace(/\/+$/, '');
+  useTitle(id);
+  const info = useQuery(q.serverInfo());
+  const on = info.data?.paper_access === true;
+  const md = useStatus(id, 'markdown', on);
+  const pdf = useStatus(id, 'pdf', on);
+  const canonical = md.data?.preprint_id ?? pdf.data?.preprint_id;
+  // A markdown job fetches the PDF first: once it is stored, the PDF panel's status changes too.
+  const pdfStored = md.data?.pdf_ready === true;
+  const refetchPdf = pdf.refetch;
+  useEffect(() => {
+    if (pdfStored) void refetchPdf();
+  }, [pdfStored, refetchPdf]);
+  const index = useQuery(q.pageIndex());
+  const wikiId = canonical ? `paper-preprint-${canonical.replace(/\//g, '-')}` : null;
+  const wikiPage = wikiId ? index.data?.get(wikiId) : undefined;
+  return (
+    <section className="page">
+      <nav aria-label="Breadcrumb" className="breadcrumb">
+        <Link to="/papers">Papers</Link> <span aria-hidden="true">/</span> <span>{id}</span>
+      </nav>
+      <h1 className="paper-title">
+        {wikiPage?.title ?? canonical ?? id}
+        {wikiPage && <span className="paper-id mono">{canonical}</span>}
+      </h1>
+      {wikiPage && (
+        <p>
+          Wiki page: <Link to={`/wiki/${encodeURIComponent(wikiPage.id)}`}>{wikiPage.title}</Link>
+        </p>
+      )}
+      {info.isPending && <Loading />}
+      {info.data && !on && (
+        <p className="notice notice-info">
+          Paper access is off on this server, so it serves no PDF or markdown. The paper statistics and the parser queue
+          are on the <Link to="/papers">papers page</Link>.
+        </p>
+      )}
+      {on && md.data && <Resolution s={md.data} />}
+      {on && (
+        <div className="paper-layout">
+          <MarkdownPanel id={id} status={md} />
+          <PdfPanel id={id} status={pdf} />
+        </div>
+      )}
+    </section>
+  );
+}
