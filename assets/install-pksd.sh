@@ -1,9 +1,13 @@
 #!/bin/sh
 # Installer for pksd, the paper knowledge service server (version __VERSION__ served this script).
 # Usage: curl -fsSL <server>/install-pksd.sh | sh -s -- [--version V] [--dir D] [--tarball FILE]
+# By default it installs the package the serving server offers for its own version (<server>/dist/pks-<version>.tgz);
+# another --version comes from the npm registry; --tarball installs a local `npm pack` file.
 set -eu
 
 PACKAGE="pks"
+SERVED_VERSION="__VERSION__"
+SERVER_URL="__SERVER_URL__"
 VERSION="${PKSD_VERSION:-__VERSION__}"
 DIR="${PKSD_INSTALL_DIR:-$HOME/.local}"
 TARBALL=""
@@ -42,8 +46,15 @@ if [ -n "$TARBALL" ]; then
   say "Installing $TARBALL into $DIR ($os/$arch, node $(node --version))"
   npm install --prefix "$DIR" --no-fund --no-audit "$TARBALL"
 else
-  say "Installing $PACKAGE@$VERSION into $DIR ($os/$arch, node $(node --version))"
-  npm install --prefix "$DIR" --no-fund --no-audit "$PACKAGE@$VERSION"
+  # The server's own tarball when it served this script (its URL was filled in) and its version is wanted.
+  case "$SERVER_URL" in
+    http://*|https://*) SOURCE="${SERVER_URL%/}/dist/$PACKAGE-$VERSION.tgz" ;;
+    *) SOURCE="" ;;
+  esac
+  [ "$VERSION" = "$SERVED_VERSION" ] || SOURCE=""
+  [ -n "$SOURCE" ] || SOURCE="$PACKAGE@$VERSION"
+  say "Installing $SOURCE into $DIR ($os/$arch, node $(node --version))"
+  npm install --prefix "$DIR" --no-fund --no-audit "$SOURCE"
 fi
 
 BIN="$DIR/node_modules/.bin"

@@ -1,39 +1,72 @@
-import { Command, CommanderError } from 'commander';
-import { VERSION } from '../shared/version.js';
+import type { CliContext, CliIO } from './context.js';
+import type { CommandHost } from './commands/host.js';
+import { EXIT } from './errors.js';
 
-export interface CliIO {
-  readonly stdout: (text: string) => void;
-  readonly stderr: (text: string) => void;
+export type { CliIO };
+
+export interface RunOptions {
+  /** The run's context (tests inject one); default: files and network of this process. */
+  readonly context?: (io: CliIO) => CliContext;
 }
 
-/** Builds the `pks` program. Command groups are added by later work (auth, contrib, paper, wiki, tools). */
-export function pksProgram(io: CliIO): Command {
-  return new Command('pks')
-    .description('pks — command line client of the paper knowledge service')
-    .version(`pks version ${VERSION}`, '--version', 'print the version')
-    .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
-    .exitOverride()
-    .showHelpAfterError()
-    .action(function (this: Command) {
-      this.outputHelp();
-    });
-}
-
-/** Runs `pks` with `argv` (without node and script); resolves to the exit code (2 for usage errors). */
-export async function runPks(argv: readonly string[], io: CliIO): Promise<number> {
+/** Runs `pks` with `argv` (without node and script); resolves to the exit code (CONTRACT §16.7). */
+export async function runPks(argv: readonly string[], io: CliIO, options: RunOptions = {}): Promise<number> {
+  let exitCode: number = EXIT.ok;
+  let context: CliContext | null = null;
+  const host: CommandHost = {
+    async context(opts = {}) {
+      if (!opts.noConfigFile) {
+        const [{ ensureConfigFile }, { configFilePath }] = await Promise.all([
+          import('./config/file.js'),
+          import('./config/paths.js'),
+        ]);
+        ensureConfigFile(configFilePath());
+      }
+      if (context) return context;
+      const make = options.context ?? (await import('./context.js')).processContext;
+      return (context = make(io));
+    },
+    setExitCode(code) {
+      exitCode = code;
+    },
+  };
   try {
-    await pksProgram(io).parseAsync([...argv], { from: 'user' });
-    return 0;
+    if (argv.length === 1 && (argv[0] === '-V' || argv[0] === '--version')) {
+      // The commonest probe answered without loading the command-line parser.
+      const { VERSION } = await import('../shared/version.js');
+      io.stdout(`pks ${VERSION}\n`);
+      return EXIT.ok;
+    }
+    const { buildProgram } = await import('./program.js');
+    const program = await buildProgram(argv, io, host);
+    if (argv.length === 0) {
+      program.outputHelp();
+      return EXIT.ok;
+    }
+    await program.parseAsync([...argv], { from: 'user' });
+    return exitCode;
   } catch (err) {
-    if (err instanceof CommanderError) return err.exitCode === 0 ? 0 : 2;
-    io.stderr(`pks: ${(err as Error).message}\n`);
-    return 1;
+    const { exitFor } = await import('./exit-codes.js');
+    const { code, message } = exitFor(err);
+    if (message) io.stderr(message);
+    return code;
   }
 }
 
 export async function main(): Promise<void> {
-  process.exitCode = await runPks(process.argv.slice(2), {
+  const io: CliIO = {
     stdout: (t) => void process.stdout.write(t),
     stderr: (t) => void process.stderr.write(t),
-  });
+    stdoutStream: process.stdout,
+    stdin: process.stdin,
+    stdinIsTTY: process.stdin.isTTY === true,
+    stderrIsTTY: process.stderr.isTTY === true,
+    columns: () => process.stderr.columns || 80,
+  };
+  const code = await runPks(process.argv.slice(2), io);
+  // Let stdout/stderr drain, then end even if a keep-alive socket or a stdin listener is still open.
+  process.exitCode = code;
+  await new Promise<void>((resolve) => process.stdout.write('', () => resolve()));
+  await new Promise<void>((resolve) => process.stderr.write('', () => resolve()));
+  process.exit(code);
 }

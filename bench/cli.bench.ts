@@ -1,0 +1,180 @@
+/**
+ * Client benchmarks (run: `npm run build && npx vitest run --config bench/support/vitest.config.ts cli`).
+ *
+ * 1. Start-up: `pks --version` and `pks --help` (the built bin/pks) against `node -e 0`, same run, alternating,
+ *    median of `STARTS` each; target ≤ 2× (command modules load lazily).
+ * 2. `pks wiki search` on a generated 10,000-page checkout, cold (a fresh process each time: walk, read, parse,
+ *    index, rank), median of `SEARCHES`; target < 1 s.
+ * 3. `pks contrib pdf` of a 100 MiB PDF against `curl -F` uploading the same file to the same endpoint of the built
+ *    `pksd` (child process, local storage), best of `ROUNDS` each; throughput ratio target ≥ 0.8.
+ * Figures are printed; targets are reported, not asserted. Peak RSS of each client run comes from /usr/bin/time.
+ */
+import { execFileSync, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createReadStream } from 'node:fs';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { freePort } from '../test/support/free-port.js';
+import { dirSettings, spawnPksd, waitForOutput } from '../test/support/server.js';
+import { generateWiki } from '../test/wiki/generate.js';
+import { machine, mib, MiB, ms, report, verdict, writePdfFile } from './support/papers-util.js';
+
+const REPO = path.resolve(import.meta.dirname, '..');
+const PKS = path.join(REPO, 'bin/pks');
+const STARTS = 21;
+const SEARCHES = 7;
+const ROUNDS = 3;
+const SIZE = 100 * MiB;
+const PAT = 'b'.repeat(24);
+
+let base: string;
+let home: string;
+let server: ReturnType<typeof spawnPksd> | null = null;
+
+beforeAll(async () => {
+  base = await mkdtemp(path.join(os.tmpdir(), 'pks-cli-bench-'));
+  home = path.join(base, 'home');
+  await mkdir(path.join(home, '.config', 'pks'), { recursive: true });
+  report(`client benchmark; ${machine()}`);
+});
+afterAll(async () => {
+  if (server && server.child.exitCode === null) {
+    server.child.kill('SIGTERM');
+    await server.done;
+  }
+  await rm(base, { recursive: true, force: true });
+});
+
+/**
+ * Wall time (ms), CPU time (user + system, ms) and peak RSS (KiB) of one run, from GNU time. CPU time is printed
+ * beside wall time because the machine is shared: under load, wall time mostly measures the queue for a core.
+ */
+function timed(
+  cmd: string,
+  args: readonly string[],
+  cwd = base,
+): { ms: number; cpuMs: number; rssKiB: number; stdout: string } {
+  const start = performance.now();
+  const result = spawnSync('/usr/bin/time', ['-f', '%U %S %M', cmd, ...args], {
+    cwd,
+    env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: home },
+    encoding: 'utf8',
+    maxBuffer: 64 * MiB,
+  });
+  const elapsed = performance.now() - start;
+  if (result.status !== 0) throw new Error(`${cmd} ${args.join(' ')} failed: ${result.stderr}`);
+  const [user, sys, rss] = result.stderr.trim().split('\n').pop()!.split(' ').map(Number);
+  return { ms: elapsed, cpuMs: (user! + sys!) * 1000, rssKiB: rss!, stdout: result.stdout };
+}
+
+const median = (values: readonly number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)]!;
+
+test('start-up: pks --version / --help vs node -e 0', () => {
+  const wall: Record<string, number[]> = { node: [], version: [], help: [] };
+  const cpu: Record<string, number[]> = { node: [], version: [], help: [] };
+  let rss = 0;
+  for (let i = 0; i < STARTS; i++) {
+    for (const [name, args] of [
+      ['node', ['-e', '0']],
+      ['version', [PKS, '--version']],
+      ['help', [PKS, '--help']],
+    ] as const) {
+      const run = timed(process.execPath, args);
+      if (name === 'version') expect(run.stdout).toMatch(/^pks \d/);
+      wall[name]!.push(run.ms);
+      cpu[name]!.push(run.cpuMs);
+      if (name !== 'node') rss = Math.max(rss, run.rssKiB);
+    }
+  }
+  for (const name of ['version', 'help']) {
+    const ratio = median(wall[name]!) / median(wall['node']!);
+    const cpuRatio = median(cpu[name]!) / median(cpu['node']!);
+    report(
+      `pks --${name}: wall median ${ms(median(wall[name]!))} vs node -e 0 ${ms(median(wall['node']!))} → ` +
+        `${ratio.toFixed(2)}× (target ≤ 2×: ${verdict(ratio <= 2)}); CPU median ${ms(median(cpu[name]!))} vs ` +
+        `${ms(median(cpu['node']!))} → ${cpuRatio.toFixed(2)}×`,
+    );
+  }
+  report(`  peak RSS of a pks start-up: ${(rss / 1024).toFixed(1)} MiB`);
+});
+
+test('wiki search on a 10,000-page checkout, cold', async () => {
+  const wiki = path.join(base, 'wiki');
+  const generated = await generateWiki(wiki, 10_000);
+  await writeFile(path.join(home, '.config', 'pks', 'config.yaml'), `wiki_dir: ${wiki}\n`);
+  const times: number[] = [];
+  const cpuTimes: number[] = [];
+  let rss = 0;
+  const queries = ['qubit superposition', 'fourier transform', 'hadamard gate', 'surface code threshold'];
+  for (let i = 0; i < SEARCHES; i++) {
+    const run = timed(process.execPath, [PKS, 'wiki', 'search', queries[i % queries.length]!, '--limit', '10']);
+    expect(run.stdout).toMatch(/^Found \d+ results/);
+    times.push(run.ms);
+    cpuTimes.push(run.cpuMs);
+    rss = Math.max(rss, run.rssKiB);
+  }
+  const t = median(times);
+  report(
+    `pks wiki search, 10,000 pages (${mib(generated.bytes)}), cold process: wall median ${ms(t)}, ` +
+      `min ${ms(Math.min(...times))} (target < 1 s: ${verdict(t < 1000)}); CPU median ${ms(median(cpuTimes))}; ` +
+      `peak RSS ${(rss / 1024).toFixed(1)} MiB`,
+  );
+});
+
+test('contrib pdf of 100 MiB vs curl', async () => {
+  const file = path.join(base, 'paper.pdf');
+  writePdfFile(file, SIZE);
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  const sha = hash.digest('hex');
+  const port = await freePort();
+  server = spawnPksd(
+    ['serve'],
+    { HOME: base, ...dirSettings(base), SVC_HTTP_ADDR: `127.0.0.1:${port}`, SVC_SYSTEM_PAT: PAT },
+    base,
+  );
+  await waitForOutput(server, (o) => o.stderr.includes('pksd listening on'));
+  const url = `http://127.0.0.1:${port}`;
+  await writeFile(path.join(home, '.config', 'pks', 'config.yaml'), `server_url: ${url}\n`);
+  execFileSync(process.execPath, [PKS, 'auth', 'login', '--with-token'], {
+    input: PAT,
+    env: { PATH: process.env['PATH'] ?? '', HOME: home },
+  });
+  const pksTimes: number[] = [];
+  const curlTimes: number[] = [];
+  let rss = 0;
+  for (let round = 0; round < ROUNDS; round++) {
+    const curl = timed('curl', [
+      '-sS',
+      '-f',
+      '-o',
+      '/dev/null',
+      '-H',
+      `Authorization: Bearer ${PAT}`,
+      '-F',
+      `pdf=@${file};type=application/pdf`,
+      `${url}/api/papers/2503.${String(100 + round).padStart(5, '0')}v1/upload-pdf?expected_sha256=${sha}`,
+    ]);
+    curlTimes.push(curl.ms);
+    const run = timed(process.execPath, [
+      PKS,
+      'contrib',
+      'pdf',
+      `2503.${String(200 + round).padStart(5, '0')}v1`,
+      '--pdf',
+      file,
+    ]);
+    expect(JSON.parse(run.stdout).pdf_sha256).toBe(sha);
+    pksTimes.push(run.ms);
+    rss = Math.max(rss, run.rssKiB);
+  }
+  const best = { pks: Math.min(...pksTimes), curl: Math.min(...curlTimes) };
+  const ratio = best.curl / best.pks;
+  report(
+    `contrib pdf ${mib(SIZE)}: pks best ${ms(best.pks)} (${(SIZE / MiB / (best.pks / 1000)).toFixed(0)} MiB/s, hashing included) ` +
+      `vs curl best ${ms(best.curl)} → throughput ratio ${ratio.toFixed(2)} (target ≥ 0.8: ${verdict(ratio >= 0.8)}); ` +
+      `pks peak RSS ${(rss / 1024).toFixed(1)} MiB`,
+  );
+});

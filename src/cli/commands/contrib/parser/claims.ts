@@ -1,0 +1,73 @@
+/** Parser claims held by this run (CONTRACT §5.2–5.3): taken, released on every failure, forgotten on upload. */
+import type { ApiClient } from '../../../http/api-client.js';
+import { HttpStatusError, detailOf } from '../../../errors.js';
+import { encodePaperId } from '../../paper/access.js';
+
+export interface Claim {
+  readonly claim_id: string;
+  readonly preprint_id: string;
+  readonly key: string;
+  readonly pdf_url: string;
+  readonly pdf_sha256?: string;
+  readonly expires_at: string;
+}
+
+export type ClaimOutcome = { readonly claim: Claim } | { readonly skip: string };
+
+export class ClaimBook {
+  readonly held = new Map<string, Claim>();
+
+  constructor(
+    private readonly api: ApiClient,
+    private readonly warn: (text: string) => void,
+    private readonly ttlSeconds: number | undefined,
+  ) {}
+
+  /** Claims `id`; 404/409 → a skip line; other answers throw `HttpStatusError`. */
+  async claim(id: string, signal?: AbortSignal): Promise<ClaimOutcome> {
+    const res = await this.api.request('POST', `/api/papers/${encodePaperId(id)}/parser-claim`, {
+      kind: 'write',
+      query: { ttl_seconds: this.ttlSeconds === undefined ? undefined : String(this.ttlSeconds) },
+      ...(signal ? { signal } : {}),
+    });
+    const text = await res.text();
+    if (res.status === 201) {
+      const claim = JSON.parse(text) as Claim;
+      this.held.set(claim.claim_id, claim);
+      return { claim };
+    }
+    if (res.status === 404 || res.status === 409) {
+      return { skip: `[skip] ${id}: HTTP ${res.status}${detailOf(text)}` };
+    }
+    throw new HttpStatusError(res.status, res.statusText, text);
+  }
+
+  /** Releases a held claim; a failure to release is reported, not thrown (the lease expires anyway). */
+  async release(claim: Claim): Promise<void> {
+    this.held.delete(claim.claim_id);
+    try {
+      const res = await this.api.request(
+        'DELETE',
+        `/api/papers/${encodePaperId(claim.preprint_id)}/parser-claim/${encodeURIComponent(claim.claim_id)}`,
+        { kind: 'write' },
+      );
+      const text = await res.text();
+      if (res.status !== 204 && res.status !== 200) {
+        this.warn(
+          `warning: could not release the claim on ${claim.preprint_id}: HTTP ${res.status}${detailOf(text)}\n`,
+        );
+      }
+    } catch (err) {
+      this.warn(`warning: could not release the claim on ${claim.preprint_id}: ${(err as Error).message}\n`);
+    }
+  }
+
+  /** The server deleted the claim (successful upload) or it is kept on purpose (fatal parser failure). */
+  forget(claim: Claim): void {
+    this.held.delete(claim.claim_id);
+  }
+
+  async releaseAll(): Promise<void> {
+    for (const claim of [...this.held.values()]) await this.release(claim);
+  }
+}

@@ -1,0 +1,54 @@
+/** What every mode of `contrib parser` works with: the server, the claims, the parser and its key ring. */
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import type { PksConfig } from '../../../config/load.js';
+import type { CliContext } from '../../../context.js';
+import type { ApiClient } from '../../../http/api-client.js';
+import type { KeyRing } from '../../../parser/key-ring.js';
+import type { MineruClient } from '../../../parser/mineru.js';
+import type { ProgressLine } from '../../../progress/line.js';
+import type { ClaimBook } from './claims.js';
+
+export interface ContribParserInput {
+  readonly id: string | undefined;
+  readonly batchSize: number;
+  readonly ttlSeconds: number | undefined;
+  readonly noCache: boolean;
+  readonly overwrite: boolean;
+  readonly push: boolean;
+  readonly watch: boolean;
+  readonly watchIntervalS: number;
+  readonly timeoutMs: number;
+  readonly quietProgress: boolean;
+}
+
+export interface Contributor {
+  readonly ctx: CliContext;
+  readonly input: ContribParserInput;
+  readonly config: PksConfig;
+  readonly api: ApiClient;
+  readonly claims: ClaimBook;
+  readonly parser: MineruClient;
+  readonly ring: KeyRing;
+  readonly progress: ProgressLine;
+  /** Aborted (with an `InterruptedError`) by SIGINT/SIGTERM. */
+  readonly signal: AbortSignal;
+  /** Seconds between parser polls (`parser_poll_interval`, at least 1). */
+  readonly pollIntervalS: number;
+}
+
+/** A temp directory for result zips, removed afterwards unless `keep`. */
+export async function withTempDir<T>(keep: boolean, fn: (dir: string) => Promise<T>): Promise<T> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pks-parser-'));
+  try {
+    return await fn(dir);
+  } finally {
+    if (!keep) await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** `2501.00010v1.zip` for a claim key. */
+export const zipName = (key: string) => `${key.replace(/[^\w.-]/g, '_')}.zip`;
+
+export const DAILY_LIMIT_MESSAGE = '[daily-limit] parser quota exhausted; exiting 75. Re-run after local 00:01.';

@@ -1,0 +1,93 @@
+/** Submitting an ingest request and following its task to a terminal status (CONTRACT §10, §16.3). */
+import type { CliContext } from '../../context.js';
+import { EXIT, HttpStatusError } from '../../errors.js';
+import { ProgressLine } from '../../progress/line.js';
+import type { IngestRunOptions } from './options.js';
+
+interface TaskDocument {
+  task_id?: string;
+  status?: string;
+  message?: string;
+  steps?: Record<string, { status?: string; progress?: Record<string, unknown> | null }>;
+  [key: string]: unknown;
+}
+
+const TERMINAL_OK = new Set(['succeeded']);
+const TERMINAL_FAILED = new Set(['failed', 'partial', 'cancelled']);
+
+/** POSTs `path` with `body`; then prints the 202 answer (`--no-poll`) or follows the task. */
+export async function submitAndFollow(
+  ctx: CliContext,
+  path: string,
+  body: Record<string, unknown>,
+  options: IngestRunOptions,
+): Promise<number> {
+  const api = ctx.api({ timeoutMs: options.requestTimeoutMs });
+  const res = await api.request('POST', path, { kind: 'write', json: body });
+  const text = await res.text();
+  if (res.status !== 202 && res.status !== 200) throw new HttpStatusError(res.status, res.statusText, text);
+  const accepted = JSON.parse(text) as { task_id: string };
+  if (!options.poll) {
+    ctx.io.stdout(`${JSON.stringify(accepted, null, 2)}\n`);
+    return EXIT.ok;
+  }
+  return followTask(ctx, accepted.task_id, options);
+}
+
+/** Polls `GET /api/ingest/<id>` every interval until a terminal status or the timeout. */
+export async function followTask(ctx: CliContext, taskId: string, options: IngestRunOptions): Promise<number> {
+  const api = ctx.api({ timeoutMs: options.requestTimeoutMs });
+  const progress = new ProgressLine({
+    write: ctx.io.stderr,
+    tty: ctx.io.stderrIsTTY,
+    quiet: options.quietProgress,
+    columns: ctx.io.columns,
+  });
+  const started = Date.now();
+  let last: TaskDocument | null = null;
+  for (;;) {
+    const res = await api.request('GET', `/api/ingest/${encodeURIComponent(taskId)}`, { kind: 'read' });
+    const text = await res.text();
+    if (res.status !== 200) {
+      progress.end();
+      throw new HttpStatusError(res.status, res.statusText, text);
+    }
+    last = JSON.parse(text) as TaskDocument;
+    progress.eventOnChange(describeTask(taskId, last));
+    const status = last.status ?? '';
+    if (TERMINAL_OK.has(status) || TERMINAL_FAILED.has(status)) {
+      progress.end();
+      ctx.io.stdout(`${JSON.stringify(last, null, 2)}\n`);
+      return TERMINAL_OK.has(status) ? EXIT.ok : EXIT.failure;
+    }
+    const remaining = options.timeoutS * 1000 - (Date.now() - started);
+    if (remaining <= 0) break;
+    await ctx.sleep(Math.min(options.pollIntervalS * 1000, remaining));
+  }
+  progress.end();
+  ctx.io.stderr(`Timed out waiting for ingest task ${taskId}\n`);
+  ctx.io.stdout(`${JSON.stringify(last, null, 2)}\n`);
+  return EXIT.failure;
+}
+
+/** `ingest 3f9a1c2b: running — parse: converting (fetch succeeded; parse running 3/12 pages)`. */
+export function describeTask(taskId: string, task: TaskDocument): string {
+  const steps = Object.entries(task.steps ?? {})
+    .filter(([, step]) => step.status !== 'skipped')
+    .map(([name, step]) => `${name} ${step.status ?? '?'}${stepDetail(step.progress ?? null)}`);
+  const message = task.message ? ` — ${task.message}` : '';
+  return `ingest ${taskId}: ${task.status ?? '?'}${message}${steps.length > 0 ? ` (${steps.join('; ')})` : ''}`;
+}
+
+function stepDetail(progress: Record<string, unknown> | null): string {
+  if (!progress) return '';
+  const num = (key: string) => (typeof progress[key] === 'number' ? (progress[key] as number) : null);
+  const got = num('bytes_downloaded');
+  if (got !== null && got > 0) {
+    const total = num('bytes_total');
+    return total ? ` ${got}/${total}B` : ` ${got}B`;
+  }
+  const pages = num('extracted_pages');
+  if (pages !== null) return ` ${pages}/${num('total_pages') ?? '?'} pages`;
+  return '';
+}

@@ -1,0 +1,19 @@
+/** The local wiki checkout the `wiki` commands read: `wiki_dir` of the config, relative to the working directory. */
+import path from 'node:path';
+import { buildSnapshot, scanWiki, type WikiSnapshot } from '../../../wiki/index.js';
+import type { CliContext } from '../../context.js';
+
+export function wikiRoot(ctx: CliContext): string {
+  return path.resolve(ctx.cwd, ctx.config().wikiDir);
+}
+
+/** Scans and indexes the checkout (pages, links, search) with the library the server uses. */
+export async function loadSnapshot(ctx: CliContext): Promise<WikiSnapshot> {
+  return buildSnapshot(await scanWiki(wikiRoot(ctx)));
+}
+
+/** Cuts `text` to `width` characters, marking the cut with `…`. */
+export function fit(text: string, width: number): string {
+  const chars = Array.from(text);
+  return chars.length <= width ? text : `${chars.slice(0, width - 1).join('')}…`;
+}

@@ -1,0 +1,57 @@
+import { buildSnapshot, scanWiki, searchWiki } from '../../../wiki/index.js';
+import { defineAction, type RegisterCommand } from '../host.js';
+import { parseIntOption } from '../options.js';
+import { wikiRoot } from './checkout.js';
+
+const SNIPPET_WIDTH = 80;
+
+/** The library's snippet (≤ 160 chars) cut to 80 characters. */
+export function shortSnippet(snippet: string): string {
+  const chars = Array.from(snippet);
+  return chars.length <= SNIPPET_WIDTH ? snippet : `${chars.slice(0, SNIPPET_WIDTH - 3).join('')}...`;
+}
+
+/** `pks wiki search <q>`: ranked exactly like `GET /api/search` (same library, same index). */
+export const registerWikiSearch: RegisterCommand = (parent, host) => {
+  parent
+    .command('search')
+    .description('search the pages (BM25, the ranking of GET /api/search)')
+    .argument('<query>', 'search terms')
+    .option('--limit <n>', 'maximum results (1..100)', '10')
+    .option('--include-sources', 'include source pages')
+    .option('--json', 'print the GET /api/search response body')
+    .action(
+      defineAction(
+        host,
+        ([q], o) => ({
+          q: q!,
+          limit: parseIntOption('--limit', o['limit'] as string),
+          includeSources: o['includeSources'] === true,
+          json: o['json'] === true,
+        }),
+        async (ctx, input) => {
+          const snapshot = buildSnapshot(await scanWiki(wikiRoot(ctx)));
+          const result = searchWiki(snapshot, {
+            q: input.q,
+            limit: input.limit,
+            include_sources: input.includeSources,
+          });
+          if (input.json) {
+            ctx.io.stdout(`${JSON.stringify(result, null, 2)}\n`);
+            return;
+          }
+          if (result.results.length === 0) {
+            ctx.io.stdout(`No results for '${input.q}'\n`);
+            return;
+          }
+          const shown = result.results.length < result.total ? ` (showing ${result.results.length})` : '';
+          const lines = [`Found ${result.total} results for '${input.q}'${shown}:`];
+          for (const hit of result.results) {
+            lines.push(`  [${hit.type}] ${hit.id} (score: ${hit.score.toFixed(1)})`, `      ${hit.title}`);
+            if (hit.snippet !== '') lines.push(`      ${shortSnippet(hit.snippet)}`);
+          }
+          ctx.io.stdout(lines.join('\n') + '\n');
+        },
+      ),
+    );
+};

@@ -1,0 +1,33 @@
+import os from 'node:os';
+import path from 'node:path';
+
+/** The platform variables the client reads (CONTRACT §16.1); nothing else of the environment. */
+export interface PlatformEnv {
+  readonly platform: NodeJS.Platform;
+  readonly home: string;
+  readonly xdgConfigHome: string | undefined;
+  readonly appData: string | undefined;
+}
+
+/** Reads `HOME`, `XDG_CONFIG_HOME` and `APPDATA` now (paths are recomputed on each call). */
+export function platformEnv(): PlatformEnv {
+  return {
+    platform: process.platform,
+    home: process.env['HOME'] || os.homedir(),
+    xdgConfigHome: process.env['XDG_CONFIG_HOME'],
+    appData: process.env['APPDATA'],
+  };
+}
+
+/** The directory holding `config.yaml` and `hosts.yml` (CONTRACT §16.1 table). */
+export function configDir(env: PlatformEnv = platformEnv()): string {
+  if (env.platform === 'darwin') return path.join(env.home, 'Library', 'Application Support', 'pks');
+  if (env.platform === 'win32') {
+    return path.win32.join(env.appData || path.win32.join(env.home, 'AppData', 'Roaming'), 'pks');
+  }
+  if (env.xdgConfigHome) return path.join(env.xdgConfigHome, 'pks');
+  return path.join(env.home, '.config', 'pks');
+}
+
+export const configFilePath = (env?: PlatformEnv): string => path.join(configDir(env), 'config.yaml');
+export const hostsFilePath = (env?: PlatformEnv): string => path.join(configDir(env), 'hosts.yml');

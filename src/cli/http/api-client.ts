@@ -1,0 +1,128 @@
+/**
+ * The client of the pks server (CONTRACT §16.2): every call carries `User-Agent: pks/<version>`,
+ * `X-Svc-Client-Version` and the stored bearer token; writes pass the version gate first; a 429 with a short
+ * `Retry-After` is retried; `insecure` disables TLS verification with a one-time warning.
+ */
+import { VERSION } from '../../shared/version.js';
+import { send, type RequestBody, type TransportResponse } from './transport.js';
+import type { VersionGate } from './version-gate.js';
+
+export interface ApiClientOptions {
+  /** Server base URL without trailing `/` (may carry a path prefix). */
+  readonly baseUrl: string;
+  readonly token: string | undefined;
+  readonly insecure: boolean;
+  /** Default idle timeout per call. */
+  readonly timeoutMs: number;
+  readonly gate: VersionGate;
+  /** Prints a warning once per run per key. */
+  readonly warnOnce: (key: string, text: string) => void;
+  readonly sleep: (ms: number, signal?: AbortSignal) => Promise<void>;
+}
+
+export interface ApiCall {
+  /** CONTRACT §16.2: writes are upload-pdf, upload-parser, claim POST/DELETE and the ingest POSTs. */
+  readonly kind: 'read' | 'write';
+  readonly query?: Readonly<Record<string, string | undefined>>;
+  readonly json?: unknown;
+  readonly body?: RequestBody;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly timeoutMs?: number;
+  readonly signal?: AbortSignal;
+  readonly onUploadProgress?: (sent: number) => void;
+}
+
+export const MAX_429_RETRIES = 3;
+export const MAX_RETRY_AFTER_S = 120;
+
+/** `Retry-After` in seconds (delta-seconds or an HTTP date), `null` when absent or unparseable. */
+export function retryAfterSeconds(value: string | undefined, now = Date.now()): number | null {
+  if (value === undefined || value.trim() === '') return null;
+  const text = value.trim();
+  if (/^\d+(\.\d+)?$/.test(text)) return Number(text);
+  const date = Date.parse(text);
+  return Number.isNaN(date) ? null : Math.max(0, (date - now) / 1000);
+}
+
+export class ApiClient {
+  constructor(readonly options: ApiClientOptions) {}
+
+  get baseUrl(): string {
+    return this.options.baseUrl;
+  }
+
+  /** An absolute URL for a server path (`/api/...`) or an absolute URL given by the server. */
+  url(pathOrUrl: string, query: ApiCall['query'] = {}): URL {
+    const url = /^https?:\/\//i.test(pathOrUrl) ? new URL(pathOrUrl) : new URL(this.options.baseUrl + pathOrUrl);
+    for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
+    return url;
+  }
+
+  async request(method: string, pathOrUrl: string, call: ApiCall): Promise<TransportResponse> {
+    const { gate } = this.options;
+    if (call.kind === 'write') {
+      if (gate.serverVersion === null) await this.learnServerVersion(call.signal);
+      gate.checkWrite();
+    }
+    const url = this.url(pathOrUrl, call.query);
+    if (this.options.insecure && url.protocol === 'https:') {
+      this.options.warnOnce('insecure', 'Warning: TLS certificate verification is disabled.\n');
+    }
+    const headers: Record<string, string> = {
+      'user-agent': `pks/${VERSION}`,
+      'x-svc-client-version': VERSION,
+      accept: 'application/json, */*;q=0.5',
+      ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}),
+      ...call.headers,
+    };
+    let body = call.body;
+    if (call.json !== undefined) {
+      body = JSON.stringify(call.json);
+      headers['content-type'] = 'application/json';
+    }
+    for (let attempt = 0; ; attempt++) {
+      const res = await send({
+        url,
+        method,
+        headers,
+        ...(body !== undefined ? { body } : {}),
+        timeoutMs: call.timeoutMs ?? this.options.timeoutMs,
+        insecure: this.options.insecure,
+        ...(call.signal ? { signal: call.signal } : {}),
+        ...(call.onUploadProgress ? { onUploadProgress: call.onUploadProgress } : {}),
+      });
+      gate.observe(res.header('x-svc-server-version'), call.kind);
+      const wait = res.status === 429 ? retryAfterSeconds(res.header('retry-after')) : null;
+      if (wait !== null && wait <= MAX_RETRY_AFTER_S && attempt < MAX_429_RETRIES) {
+        res.discard();
+        await this.options.sleep(wait * 1000, call.signal);
+        continue;
+      }
+      return res;
+    }
+  }
+
+  /** `GET /api/server/info` to learn the server version before the first write of a run. */
+  private async learnServerVersion(signal: AbortSignal | undefined): Promise<void> {
+    const res = await send({
+      url: this.url('/api/server/info'),
+      method: 'GET',
+      headers: { 'user-agent': `pks/${VERSION}`, 'x-svc-client-version': VERSION, accept: 'application/json' },
+      timeoutMs: this.options.timeoutMs,
+      insecure: this.options.insecure,
+      ...(signal ? { signal } : {}),
+    });
+    const body = await res.text();
+    let version = res.header('x-svc-server-version');
+    if (!version && res.status === 200) {
+      try {
+        const parsed = JSON.parse(body) as { version?: unknown };
+        if (typeof parsed.version === 'string') version = parsed.version;
+      } catch {
+        // no version known: the check stays disabled
+      }
+    }
+    // Observed as a write: the refusal, not a read warning, is what this probe may lead to.
+    this.options.gate.observe(version, 'write');
+  }
+}

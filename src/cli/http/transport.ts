@@ -1,0 +1,156 @@
+/**
+ * One HTTP exchange over `node:http`/`node:https`: streamed request bodies with upload progress, an idle timeout,
+ * TLS verification that can be switched off, optional redirects, and a response whose body is read or streamed
+ * by the caller. Errors before a status line arrive are `TransportError`s.
+ */
+import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
+import https from 'node:https';
+import type { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { TransportError } from '../errors.js';
+
+export type RequestBody = Buffer | string | { readonly length: number; open(): Readable };
+
+export interface TransportRequest {
+  readonly url: URL;
+  readonly method: string;
+  readonly headers?: Readonly<Record<string, string>>;
+  readonly body?: RequestBody;
+  /** Idle timeout: no bytes either way for this long ends the exchange. */
+  readonly timeoutMs: number;
+  /** Skip TLS certificate verification. */
+  readonly insecure?: boolean;
+  /** Follow up to this many redirects (GET only). */
+  readonly maxRedirects?: number;
+  readonly signal?: AbortSignal;
+  /** Bytes of the body sent so far. */
+  readonly onUploadProgress?: (sent: number) => void;
+}
+
+export interface TransportResponse {
+  readonly url: URL;
+  readonly status: number;
+  readonly statusText: string;
+  readonly headers: IncomingHttpHeaders;
+  header(name: string): string | undefined;
+  /** The whole body (up to `limit` bytes; the rest is discarded). */
+  buffer(limit?: number): Promise<Buffer>;
+  text(): Promise<string>;
+  /** The body as a stream (read it once, or call `discard`). */
+  readonly stream: IncomingMessage;
+  discard(): void;
+}
+
+const DEFAULT_BODY_LIMIT = 64 * 1024 * 1024;
+
+export async function send(req: TransportRequest): Promise<TransportResponse> {
+  let url = req.url;
+  for (let hop = 0; ; hop++) {
+    const res = await exchange({ ...req, url });
+    const location = res.header('location');
+    if (res.status >= 300 && res.status < 400 && location && hop < (req.maxRedirects ?? 0) && req.method === 'GET') {
+      res.discard();
+      url = new URL(location, url);
+      continue;
+    }
+    return res;
+  }
+}
+
+function exchange(req: TransportRequest): Promise<TransportResponse> {
+  return new Promise((resolve, reject) => {
+    const { url } = req;
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      return reject(new TransportError(`unsupported URL scheme in ${url.href}`));
+    }
+    if (req.signal?.aborted) return reject(req.signal.reason as Error);
+    const body = req.body;
+    const headers: Record<string, string> = { ...req.headers };
+    if (body !== undefined) {
+      headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
+    }
+    const options: https.RequestOptions = {
+      method: req.method,
+      headers,
+      ...(url.protocol === 'https:' ? { rejectUnauthorized: req.insecure !== true } : {}),
+    };
+    const request = (url.protocol === 'https:' ? https : http).request(url, options);
+    let settled = false;
+    const fail = (err: Error) => {
+      if (settled) return;
+      settled = true;
+      request.destroy();
+      reject(err instanceof TransportError || isAbort(err, req.signal) ? err : new TransportError(err.message));
+    };
+    let response: IncomingMessage | null = null;
+    // Before the answer an abort fails the request; after it, it ends the body stream.
+    const onAbort = () =>
+      response ? response.destroy(req.signal!.reason as Error) : fail(req.signal!.reason as Error);
+    req.signal?.addEventListener('abort', onAbort, { once: true });
+    request.setTimeout(req.timeoutMs, () =>
+      fail(new TransportError(`no response from ${url.host} within ${Math.round(req.timeoutMs / 1000)}s`)),
+    );
+    request.on('error', fail);
+    request.on('response', (res) => {
+      settled = true;
+      response = res;
+      res.on('close', () => req.signal?.removeEventListener('abort', onAbort));
+      // The idle timeout keeps guarding the body; an abort destroys it.
+      res.setTimeout(req.timeoutMs, () =>
+        res.destroy(new TransportError(`${url.host} stopped sending for ${Math.round(req.timeoutMs / 1000)}s`)),
+      );
+      resolve(wrap(url, res));
+    });
+    if (body === undefined || typeof body === 'string' || Buffer.isBuffer(body)) {
+      request.end(body);
+      return;
+    }
+    const source = body.open();
+    let sent = 0;
+    const progress = req.onUploadProgress;
+    if (progress) {
+      source.on('data', (chunk: Buffer) => {
+        sent += chunk.length;
+        progress(sent);
+      });
+    }
+    pipeline(source, request).catch((err: Error) => fail(err));
+  });
+}
+
+function wrap(url: URL, res: IncomingMessage): TransportResponse {
+  const header = (name: string) => {
+    const value = res.headers[name.toLowerCase()];
+    return Array.isArray(value) ? value.join(', ') : value;
+  };
+  const buffer = async (limit = DEFAULT_BODY_LIMIT) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    try {
+      for await (const chunk of res as AsyncIterable<Buffer>) {
+        if (size < limit) chunks.push(chunk.subarray(0, limit - size));
+        size += chunk.length;
+      }
+    } catch (err) {
+      throw err instanceof TransportError ? err : new TransportError((err as Error).message);
+    }
+    return Buffer.concat(chunks);
+  };
+  return {
+    url,
+    status: res.statusCode ?? 0,
+    statusText: res.statusMessage ?? '',
+    headers: res.headers,
+    header,
+    buffer,
+    text: async () => (await buffer()).toString('utf8'),
+    stream: res,
+    discard: () => {
+      res.resume();
+    },
+  };
+}
+
+function isAbort(err: Error, signal: AbortSignal | undefined): boolean {
+  return signal?.aborted === true && err === signal.reason;
+}

@@ -1,0 +1,115 @@
+/**
+ * The `pks` program. Only the command group named on the command line is loaded (the others appear in the
+ * help as one-line entries), so `pks --version` and `pks --help` stay cheap.
+ */
+import { Command } from 'commander';
+import { VERSION } from '../shared/version.js';
+import type { CommandHost, RegisterCommand } from './commands/host.js';
+import { configDir } from './config/paths.js';
+import { addQuantumCommands } from './quantum/index.js';
+
+interface Group {
+  readonly name: string;
+  readonly summary: string;
+  readonly load: () => Promise<RegisterCommand>;
+}
+
+export const GROUPS: readonly Group[] = [
+  {
+    name: 'auth',
+    summary: 'log in to a pks server and manage stored credentials',
+    load: async () => (await import('./commands/auth/index.js')).registerAuth,
+  },
+  {
+    name: 'config',
+    summary: 'show and change the client configuration',
+    load: async () => (await import('./commands/config/index.js')).registerConfig,
+  },
+  {
+    name: 'paper',
+    summary: 'get a paper as markdown or PDF from the server',
+    load: async () => (await import('./commands/paper/index.js')).registerPaper,
+  },
+  {
+    name: 'contrib',
+    summary: 'contribute PDFs and parser results to the server',
+    load: async () => (await import('./commands/contrib/index.js')).registerContrib,
+  },
+  {
+    name: 'ingest',
+    summary: 'run server-side fetch and parse of a paper',
+    load: async () => (await import('./commands/ingest/index.js')).registerIngest,
+  },
+  {
+    name: 'wiki',
+    summary: 'browse, search and lint a local wiki checkout',
+    load: async () => (await import('./commands/wiki/index.js')).registerWiki,
+  },
+  {
+    name: 'upload',
+    summary: "deprecated: use 'pks contrib'",
+    load: async () => (await import('./commands/upload/index.js')).registerUpload,
+  },
+];
+
+/** Rewrites commander's messages to the client's wording (`Error: …` + where to get help). */
+export function configureErrors(command: Command, io: ProgramIO): void {
+  const path = commandPath(command);
+  command.configureOutput({
+    writeOut: io.stdout,
+    writeErr: io.stderr,
+    outputError: (text, write) => {
+      const message = text.replace(/^error: /, '').trimEnd();
+      const hint = message.startsWith('unknown command')
+        ? `Run '${path} --help' to see available commands.`
+        : `Run '${path} --help' for usage.`;
+      write(`Error: ${message}\n${hint}\n`);
+    },
+  });
+  command.exitOverride().showSuggestionAfterError(false);
+  for (const sub of command.commands) configureErrors(sub, io);
+}
+
+function commandPath(command: Command): string {
+  const names: string[] = [];
+  for (let c: Command | null = command; c; c = c.parent) names.unshift(c.name());
+  return names.join(' ');
+}
+
+export interface ProgramIO {
+  readonly stdout: (text: string) => void;
+  readonly stderr: (text: string) => void;
+}
+
+/** Builds the program for `argv`: the named group fully, the others as help entries. */
+export async function buildProgram(argv: readonly string[], io: ProgramIO, host: CommandHost): Promise<Command> {
+  const dir = configDir();
+  const program = new Command('pks')
+    .description('pks — command line client of the paper knowledge service')
+    .version(`pks ${VERSION}`, '-V, --version', 'print the version')
+    .helpOption('-h, --help', 'show help')
+    // Options belong to the command they follow (`ingest` and `ingest continue` share option names).
+    .enablePositionalOptions()
+    .addHelpText(
+      'after',
+      `\nFiles:\n  ${dir}/config.yaml   settings (created on first run; see 'pks config show')\n` +
+        `  ${dir}/hosts.yml     credentials per server host, mode 0600 (written by 'pks auth login')\n`,
+    );
+  const operands = argv.filter((arg) => !arg.startsWith('-'));
+  // `pks help <group>` shows that group's full help.
+  const operand = operands[0] === 'help' ? operands[1] : operands[0];
+  for (const group of GROUPS) {
+    if (group.name === operand) (await group.load())(program, host);
+    else program.command(group.name).description(group.summary);
+  }
+  // designer, codegen, validator, estimator, extractor: cheap to register (their actions load their modules).
+  const before = new Set(program.commands.map((c) => c.name()));
+  addQuantumCommands(program, io);
+  const tools = new Set(program.commands.map((c) => c.name()).filter((name) => !before.has(name)));
+  // Like every command but `config`, the tools run with config.yaml created (CONTRACT §16.1).
+  program.hook('preAction', async (_program, action) => {
+    if (tools.has(action.name())) await host.context();
+  });
+  configureErrors(program, io);
+  return program;
+}

@@ -1,0 +1,50 @@
+/**
+ * Distribution: the `npm pack` tarball installs `pks` and `pksd` into an empty prefix (`npm install -g`), and
+ * both run from there. Needs the npm registry (or a warm npm cache) and a build (`npm run build`).
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { REPO_ROOT } from '../support/pks.js';
+
+const dir = mkdtempSync(path.join(os.tmpdir(), 'pks-pack-'));
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+describe('npm pack → npm install -g', () => {
+  it('installs pks and pksd into an empty prefix; both print their versions', () => {
+    const env = {
+      ...process.env,
+      NPM_CONFIG_UPDATE_NOTIFIER: 'false',
+      NPM_CONFIG_FUND: 'false',
+      NPM_CONFIG_AUDIT: 'false',
+    };
+    const name = execFileSync('npm', ['pack', '--silent', '--pack-destination', dir], {
+      cwd: REPO_ROOT,
+      env,
+      encoding: 'utf8',
+    })
+      .trim()
+      .split('\n')
+      .pop()!;
+    expect(name).toMatch(/^pks-\d+\.\d+\.\d+\.tgz$/);
+    const prefix = path.join(dir, 'prefix');
+    execFileSync(
+      'npm',
+      ['install', '-g', '--prefix', prefix, '--prefer-offline', '--loglevel=error', path.join(dir, name)],
+      {
+        env,
+        stdio: 'ignore',
+      },
+    );
+    expect(readdirSync(path.join(prefix, 'bin')).sort()).toEqual(['pks', 'pksd']);
+    const clean = { PATH: `${path.join(prefix, 'bin')}:/usr/bin:/bin`, HOME: dir };
+    expect(execFileSync('pks', ['--version'], { env: clean, cwd: dir, encoding: 'utf8' })).toMatch(
+      /^pks \d+\.\d+\.\d+\n$/,
+    );
+    expect(execFileSync('pksd', ['--version'], { env: clean, cwd: dir, encoding: 'utf8' })).toMatch(
+      /^pksd version \d+\.\d+\.\d+\n$/,
+    );
+  }, 600_000);
+});
