@@ -1,11 +1,14 @@
 #!/usr/bin/env bash
-# Installs what the test suite needs: a Python virtual environment (moto, Schemathesis, qiskit), Debian's Chromium, the embedded Neo4j
-# launcher (test/support/neo4j) and the npm dependencies. Idempotent: each step runs only when
-# its result is missing or stale, so a second run does nothing and takes about a second.
+# Installs what the test suite needs: Node 24 (scripts/lib/node.sh), a Python virtual environment (moto, Schemathesis,
+# qiskit), Debian's Chromium and tmux, the embedded Neo4j launcher (test/support/neo4j) and the npm dependencies.
+# Idempotent: each step runs only when its result is missing or stale, so a second run does nothing and takes about a
+# second.
 set -euo pipefail
 
 root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
+# shellcheck source=lib/node.sh
+. "$root/scripts/lib/node.sh"
 
 log() { echo "install-test-deps: $*" >&2; }
 
@@ -27,16 +30,19 @@ if [ ! -x "$venv/bin/python" ] || [ "$(cat "$py_stamp" 2>/dev/null)" != "$py_req
   echo "$py_reqs" >"$py_stamp"
 fi
 
-# --- Chromium (browser tests) -----------------------------------------------------------------
-if [ ! -x /usr/bin/chromium ]; then
+# --- Debian packages: Chromium (browser tests), tmux (terminal tests) ---------------------------
+apt_install() { # apt_install PACKAGE: installs it unless /usr/bin/PACKAGE exists
+  [ -x "/usr/bin/$1" ] && return 0
   export DEBIAN_FRONTEND=noninteractive
-  if ! apt-cache show chromium >/dev/null 2>&1; then
+  if ! apt-cache show "$1" >/dev/null 2>&1; then
     log "apt-get update"
     $sudo apt-get update -qq >/dev/null
   fi
-  log "installing chromium"
-  $sudo apt-get install -y -qq chromium >/dev/null # errors still reach stderr
-fi
+  log "installing $1"
+  $sudo apt-get install -y -qq "$1" >/dev/null # errors still reach stderr
+}
+apt_install chromium
+apt_install tmux
 
 # --- Neo4j launcher: jar + runtime classpath, then an AppCDS archive for a faster JVM start ---
 n4j="$root/test/support/neo4j"
@@ -64,14 +70,10 @@ if [ ! -f "$jsa" ] || [ "$jar" -nt "$jsa" ]; then
   rm -rf "$home"
 fi
 
-# --- npm dependencies -------------------------------------------------------------------------
-# Reinstall only when the lockfile's content changed (an edit to package.json scripts changes nothing).
-stamp=node_modules/.pks-lock.sha256
-want="$(sha256sum package-lock.json | cut -d' ' -f1)"
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  log "npm ci"
-  npm ci --no-audit --no-fund >&2
-  echo "$want" >"$stamp"
-fi
+# --- Node 24 and the npm dependencies ---------------------------------------------------------
+# `npm ci` only when the lockfile's content changed (an edit to package.json scripts changes nothing); a rebuild of
+# the native modules when the Node ABI changed.
+pks_use_node "$root"
+pks_npm_install
 
 log "all test dependencies present"

@@ -2,9 +2,9 @@
  * Frontmatter block extraction and safe YAML parsing (CONTRACT §13.1).
  *
  * The block is the text between a first line `---` and the next line `---` (trailing blanks allowed on both);
- * it is at most 64 KiB, has at most 100 aliases, and must be a mapping at the top level.
+ * it is at most 64 KiB, has at most 100 aliases, nests at most 32 levels, and must be a mapping at the top level.
  */
-import { parseDocument, visit } from 'yaml';
+import { Composer, Parser, visit, YAMLParseError, type CST, type Document } from 'yaml';
 import { formatUtcDate } from './dates.js';
 import { fastParseFrontmatter } from './frontmatter-fast.js';
 import { MAX_FRONTMATTER_ALIASES, MAX_FRONTMATTER_BYTES, MAX_FRONTMATTER_DEPTH } from './limits.js';
@@ -84,14 +84,24 @@ export function parseFrontmatterYaml(yaml: string): YamlResult {
   return parseFrontmatterYamlFull(yaml);
 }
 
-/** The full parser (`yaml` package, core schema) with the same limits; used when the fast path declines. */
+const TOO_DEEP = `frontmatter nested deeper than ${MAX_FRONTMATTER_DEPTH} levels`;
+
+/**
+ * The full parser (`yaml` package, core schema) with the same limits; used when the fast path declines.
+ *
+ * The `yaml` package works in stages: its lexer and CST parser are iterative, its composer (CST → nodes) recurses
+ * once per nesting level. Hostile nesting (`[[[[…` or `- - - -…`, thousands deep) would exhaust the stack there —
+ * and a stack overflow inside V8's regexp compiler aborts the process instead of throwing — so the nesting is
+ * measured on the CST and refused before anything recursive sees it.
+ */
 export function parseFrontmatterYamlFull(yaml: string): YamlResult {
-  let doc;
+  let doc: Document.Parsed;
   try {
-    doc = parseDocument(yaml, {
-      prettyErrors: false,
-      uniqueKeys: true,
-    });
+    const tokens = Array.from(new Parser().parse(yaml));
+    if (cstDepthExceeds(tokens, MAX_FRONTMATTER_DEPTH)) {
+      return { ok: false, problem: { kind: 'invalid_yaml', message: `invalid YAML: ${TOO_DEEP}` } };
+    }
+    doc = composeSingleDocument(tokens, yaml.length);
   } catch (err) {
     return { ok: false, problem: { kind: 'invalid_yaml', message: `invalid YAML: ${errorText(err)}` } };
   }
@@ -132,6 +142,57 @@ export function parseFrontmatterYamlFull(yaml: string): YamlResult {
   return { ok: true, data: plain.value as FrontmatterMap };
 }
 
+/** `parseDocument` on already parsed CST tokens: the first document, an error when there are several. */
+function composeSingleDocument(tokens: readonly CST.Token[], length: number): Document.Parsed {
+  const composer = new Composer({ uniqueKeys: true });
+  let first: Document.Parsed | undefined;
+  for (const doc of composer.compose(tokens, true, length)) {
+    if (first === undefined) first = doc;
+    else {
+      first.errors.push(
+        new YAMLParseError(
+          doc.range.slice(0, 2) as [number, number],
+          'MULTIPLE_DOCS',
+          'Source contains multiple documents',
+        ),
+      );
+      break;
+    }
+  }
+  // `compose(…, forceDoc = true)` always yields at least one document.
+  return first!;
+}
+
+/**
+ * Whether the CST nests collections (block mappings, block sequences, flow collections; the top level counts as
+ * one) more than `limit` levels deep. Iterative, so any depth is measured safely; stops at the first too-deep node.
+ */
+export function cstDepthExceeds(tokens: readonly CST.Token[], limit: number): boolean {
+  const stack: { token: CST.Token; depth: number }[] = tokens.map((token) => ({ token, depth: 0 }));
+  for (let next = stack.pop(); next !== undefined; next = stack.pop()) {
+    const { token, depth } = next;
+    switch (token.type) {
+      case 'document':
+        if (token.value) stack.push({ token: token.value, depth });
+        break;
+      case 'block-map':
+      case 'block-seq':
+      case 'flow-collection': {
+        const inner = depth + 1;
+        if (inner > limit) return true;
+        for (const item of token.items) {
+          if ('key' in item && item.key) stack.push({ token: item.key, depth: inner });
+          if (item.value) stack.push({ token: item.value, depth: inner });
+        }
+        break;
+      }
+      default:
+        break;
+    }
+  }
+  return false;
+}
+
 type PlainResult = { ok: true; value: FrontmatterValue } | { ok: false; reason: string };
 
 /**
@@ -155,7 +216,7 @@ function toPlain(value: unknown, depth: number, stack: Set<object>): PlainResult
       return { ok: true, value: String(value) };
   }
   if (value instanceof Date) return { ok: true, value: dateValue(value) };
-  if (depth >= MAX_FRONTMATTER_DEPTH) return { ok: false, reason: 'frontmatter nested too deeply' };
+  if (depth >= MAX_FRONTMATTER_DEPTH) return { ok: false, reason: TOO_DEEP };
   if (stack.has(value)) return { ok: false, reason: 'recursive alias' };
   stack.add(value);
   try {

@@ -9,7 +9,10 @@ export const MAX_FRONTMATTER_BYTES = 64 * 1024;
 /** At most this many YAML aliases (`*name`) in one frontmatter block; also the parser's expansion budget. */
 export const MAX_FRONTMATTER_ALIASES = 100;
 
-/** Nesting deeper than this inside frontmatter is refused (defence against pathological YAML). */
+/**
+ * Frontmatter nesting deeper than this (collections, the top-level mapping included) is refused, measured before the
+ * recursive part of YAML parsing runs: hostile nesting thousands deep must not reach it (stack exhaustion).
+ */
 export const MAX_FRONTMATTER_DEPTH = 32;
 
 /** Directory nesting deeper than this below the wiki root is not walked. */

@@ -1,12 +1,14 @@
 /**
  * The server's wiki (CONTRACT §13.3–13.4, §1.4): the in-memory snapshot of the checkout, its periodic refresh, the
- * local git status and the fast-forward pull. Domain code: no HTTP framework; failures are `HttpError`s.
+ * local git status and the fast-forward pull. Domain code: no HTTP framework; pull failures are the domain errors
+ * of `shared/domain-errors` (a checkout that cannot be pulled: `ConflictError`; git failing: `UpstreamError('git')`),
+ * except that git itself not being runnable stays a `GitUnavailableError` (a server fault, CONTRACT §13.4: 500).
  */
 import path from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 import type { Logger } from 'pino';
-import { HttpError } from '../../shared/errors.js';
-import { emptySnapshot, loadWiki, type WikiSnapshot } from '../../wiki/index.js';
+import { ConflictError, UpstreamError } from '../../shared/domain-errors.js';
+import { emptySnapshot, type WikiSnapshot } from '../../wiki/index.js';
 import type { Config } from '../config/types.js';
 import {
   directoryExists,
@@ -19,6 +21,7 @@ import {
   utcSeconds,
   type GitResult,
 } from './checkout.js';
+import { loadWikiIsolated, loaderWorkerFile } from './loader.js';
 
 /** CONTRACT §1.4 "Wiki cache refresh". */
 export const WIKI_REFRESH_INTERVAL_MS = 60_000;
@@ -97,7 +100,7 @@ export interface WikiServiceOptions {
   readonly scheduler?: Scheduler;
   /** Directory `external` is computed against (default: the process working directory). */
   readonly cwd?: string;
-  /** Snapshot loader (default `loadWiki`). */
+  /** Snapshot loader (default `loadWikiIsolated`: parsing in a resource-limited worker thread). */
   readonly load?: (dir: string) => Promise<WikiSnapshot>;
 }
 
@@ -128,6 +131,7 @@ class WikiServiceImpl implements WikiService {
   readonly dir: string;
   private readonly log: Logger;
   private readonly load: (dir: string) => Promise<WikiSnapshot>;
+  private readonly defaultLoader: boolean;
   private readonly external: boolean;
   private current: WikiSnapshot;
   /** HEAD at the last successful load (`null`: not a git checkout); `undefined` before any successful load. */
@@ -141,12 +145,16 @@ class WikiServiceImpl implements WikiService {
   constructor(dir: string, logger: Logger, options: WikiServiceOptions) {
     this.dir = dir;
     this.log = logger.child({ component: 'wiki' });
-    this.load = options.load ?? loadWiki;
+    this.load = options.load ?? loadWikiIsolated;
+    this.defaultLoader = options.load === undefined;
     this.external = isExternal(dir, options.cwd ?? process.cwd());
     this.current = emptySnapshot(dir);
   }
 
   async start(intervalMs: number, scheduler: Scheduler): Promise<void> {
+    if (this.defaultLoader && loaderWorkerFile() === null) {
+      this.log.warn('wiki loader worker not built (npm run build): parsing the wiki on the main thread');
+    }
     await this.refreshNow();
     const snap = this.current;
     this.log.info(
@@ -280,40 +288,34 @@ class WikiServiceImpl implements WikiService {
   private async pullOnce(): Promise<PullBody> {
     const dir = this.dir;
     const t = PULL_GIT_TIMEOUT_MS;
-    const gitOrFail = async (args: string[]): Promise<GitResult> => {
-      try {
-        return await runGit(dir, args, t);
-      } catch (err) {
-        if (err instanceof GitUnavailableError) throw new HttpError(500, err.message);
-        throw err;
-      }
-    };
+    // git not runnable rejects with GitUnavailableError, which is passed on as it is.
+    const gitOrFail = (args: string[]): Promise<GitResult> => runGit(dir, args, t);
     const requireClean = async (): Promise<void> => {
       const status = await gitOrFail(['status', '--porcelain']);
-      if (status.code !== 0) throw new HttpError(502, `git status failed: ${message(status)}`);
-      if (status.stdout.trim() !== '') throw new HttpError(409, 'wiki worktree has local changes');
+      if (status.code !== 0) throw new UpstreamError('git', `git status failed: ${message(status)}`);
+      if (status.stdout.trim() !== '') throw new ConflictError('wiki worktree has local changes');
     };
 
-    if (!(await directoryExists(dir))) throw new HttpError(409, 'wiki directory does not exist');
+    if (!(await directoryExists(dir))) throw new ConflictError('wiki directory does not exist');
     const inside = await gitOrFail(['rev-parse', '--is-inside-work-tree']);
     if (inside.code !== 0 || inside.stdout.trim() !== 'true') {
       // e.g. "detected dubious ownership" when the checkout belongs to another user: worth a log line.
       if (inside.stderr.trim() !== '')
         this.log.warn({ dir, git: inside.stderr.trim() }, 'wiki pull: not a git checkout');
-      throw new HttpError(409, 'wiki directory is not a git checkout');
+      throw new ConflictError('wiki directory is not a git checkout');
     }
     await requireClean();
     const oldHead = await headCommit(dir, t);
 
     const fetch = await gitOrFail(['fetch', '--prune']);
-    if (fetch.code !== 0) throw new HttpError(502, `git fetch failed: ${message(fetch)}`);
+    if (fetch.code !== 0) throw new UpstreamError('git', `git fetch failed: ${message(fetch)}`);
     await requireClean();
 
     const pull = await gitOrFail(['pull', '--ff-only']);
     if (pull.code !== 0) {
       const detail = message(pull);
-      if (await this.cannotFastForward(detail)) throw new HttpError(409, `cannot fast-forward: ${detail}`);
-      throw new HttpError(502, `git pull failed: ${detail}`);
+      if (await this.cannotFastForward(detail)) throw new ConflictError(`cannot fast-forward: ${detail}`);
+      throw new UpstreamError('git', `git pull failed: ${detail}`);
     }
 
     await this.refreshNow();

@@ -198,7 +198,7 @@ describe('POST /api/wiki/sync/pull', () => {
     const res = await pull();
     expect(res.status).toBe(502);
     const body = (await res.json()) as { detail: string };
-    expect(body.detail).toMatch(/^git fetch failed: .*no-such-remote\.git/s);
+    expect(body.detail).toMatch(/^git fetch failed: .*does not appear to be a git repository/s);
   });
 
   it('answers 502 for another git failure (no upstream to pull from)', async () => {

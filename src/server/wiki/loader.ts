@@ -1,0 +1,101 @@
+/**
+ * Loads the wiki checkout with its reading and parsing in a worker thread under resource limits, so content from the
+ * wiki remote cannot take the server down: an exception, runaway memory or a hang ends the worker, the load rejects,
+ * and the service keeps serving its last snapshot. The snapshot (search index included) is then built here from the
+ * worker's scan, which is plain data.
+ *
+ * The worker runs the compiled `load-worker.js` next to this module; when running from the TypeScript sources
+ * (tests) that is the one in `dist/` (`npm run build`). Without either, the scan runs in this thread.
+ */
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker } from 'node:worker_threads';
+import { buildSnapshotAsync, scanWiki, type WikiScan, type WikiSnapshot } from '../../wiki/index.js';
+
+export interface WikiLoaderLimits {
+  /** Heap of the worker (old generation), MiB. */
+  readonly maxOldGenerationSizeMb: number;
+  /** Young generation of the worker, MiB. */
+  readonly maxYoungGenerationSizeMb: number;
+  /** Stack of the worker's main thread, MiB. */
+  readonly stackSizeMb: number;
+  /** A load still running after this long is stopped. */
+  readonly timeoutMs: number;
+}
+
+/** Room for a wiki of some 100,000 pages; far beyond what parsing one 5 MiB page (the file limit) can need. */
+export const DEFAULT_WIKI_LOADER_LIMITS: WikiLoaderLimits = {
+  maxOldGenerationSizeMb: 2048,
+  maxYoungGenerationSizeMb: 64,
+  stackSizeMb: 4,
+  timeoutMs: 10 * 60_000,
+};
+
+/** Why an isolated load produced no snapshot. */
+export class WikiLoadError extends Error {
+  constructor(message: string, options?: { cause?: unknown }) {
+    super(message, options);
+    this.name = 'WikiLoadError';
+  }
+}
+
+/** The compiled worker entry, or `null` when only the TypeScript sources exist. */
+export function loaderWorkerFile(): URL | null {
+  const compiled = new URL('./load-worker.js', import.meta.url);
+  const file = fileURLToPath(compiled);
+  if (existsSync(file)) return compiled;
+  const at = file.lastIndexOf('/src/server/');
+  if (at < 0) return null;
+  const built = `${file.slice(0, at)}/dist/server/${file.slice(at + '/src/server/'.length)}`;
+  return existsSync(built) ? pathToFileURL(built) : null;
+}
+
+/** `loadWiki(root)` with the scan in a resource-limited worker thread; rejects with `WikiLoadError`. */
+export async function loadWikiIsolated(root: string, limits: Partial<WikiLoaderLimits> = {}): Promise<WikiSnapshot> {
+  const url = loaderWorkerFile();
+  const scan =
+    url === null ? await scanWiki(root) : await scanInWorker(url, root, { ...DEFAULT_WIKI_LOADER_LIMITS, ...limits });
+  return buildSnapshotAsync(scan);
+}
+
+function scanInWorker(url: URL, root: string, limits: WikiLoaderLimits): Promise<WikiScan> {
+  const worker = new Worker(url, {
+    workerData: { root },
+    // The worker needs none of this process's flags (some, like --input-type, are refused in a worker).
+    execArgv: [],
+    resourceLimits: {
+      maxOldGenerationSizeMb: limits.maxOldGenerationSizeMb,
+      maxYoungGenerationSizeMb: limits.maxYoungGenerationSizeMb,
+      stackSizeMb: limits.stackSizeMb,
+    },
+  });
+  return new Promise<WikiScan>((resolve, reject) => {
+    let settled = false;
+    const settle = (fn: () => void): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      fn();
+      void worker.terminate();
+    };
+    const timer = setTimeout(
+      () => settle(() => reject(new WikiLoadError(`wiki load did not finish within ${limits.timeoutMs / 1000} s`))),
+      limits.timeoutMs,
+    );
+    worker.once('message', (scan: WikiScan) => settle(() => resolve(scan)));
+    worker.once('error', (err: Error & { code?: string }) =>
+      settle(() =>
+        reject(
+          err.code === 'ERR_WORKER_OUT_OF_MEMORY'
+            ? new WikiLoadError(`wiki load ran out of memory (limit ${limits.maxOldGenerationSizeMb} MiB)`, {
+                cause: err,
+              })
+            : new WikiLoadError(`wiki load failed: ${err.message}`, { cause: err }),
+        ),
+      ),
+    );
+    worker.once('exit', (code) =>
+      settle(() => reject(new WikiLoadError(`wiki loader stopped (exit code ${code}) without a result`))),
+    );
+  });
+}

@@ -1,0 +1,109 @@
+/**
+ * moto on a port of the test's choosing, with its process exposed, so a test can stop it (SIGSTOP/SIGCONT keeps its
+ * in-memory state), kill it, and start a new one on the same address the server is configured with. The harness in
+ * test/support/moto.ts picks the port itself and hides the process; this wrapper adds those two things only.
+ */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
+import { freePort } from '../../support/free-port.js';
+import { VENV_PYTHON } from '../../support/python.js';
+import { isRunning, killHard, until } from './processes.js';
+
+// As in test/support/moto.ts: exit when stdin closes, so the server dies with the test process.
+const MOTO_MAIN = `
+import os, sys, threading
+from moto.server import main
+def exit_on_stdin_eof():
+    sys.stdin.buffer.read()
+    os._exit(0)
+threading.Thread(target=exit_on_stdin_eof, daemon=True).start()
+main(sys.argv[1:])
+`;
+
+export interface MotoProcess {
+  readonly endpoint: string;
+  readonly port: number;
+  /** The current process (replaced by `restart`). */
+  readonly child: ChildProcess;
+  /** SIGSTOP: the store stops answering but keeps its objects. */
+  freeze(): void;
+  /** SIGCONT. */
+  thaw(): void;
+  /** SIGKILL: the store and every object in it are gone. */
+  kill(): Promise<void>;
+  /** A new, empty moto on the same port (after `kill`). */
+  restart(): Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const MOTO_CREDENTIALS = { accessKeyId: 'testing', secretAccessKey: 'testing', region: 'us-east-1' } as const;
+
+async function answers(endpoint: string): Promise<boolean> {
+  try {
+    await fetch(`${endpoint}/moto-api/`, { signal: AbortSignal.timeout(1_000) });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+export async function startMotoProcess(): Promise<MotoProcess> {
+  const port = await freePort();
+  const endpoint = `http://127.0.0.1:${port}`;
+  let child: ChildProcess;
+  const launch = async (): Promise<void> => {
+    child = spawn(VENV_PYTHON, ['-c', MOTO_MAIN, '-H', '127.0.0.1', '-p', String(port)], {
+      stdio: ['pipe', 'ignore', 'ignore'],
+      env: { ...process.env, PYTHONUNBUFFERED: '1' },
+    });
+    child.stdin!.on('error', () => undefined);
+    await until('moto to answer', async () => {
+      if (!isRunning(child)) throw new Error('moto exited before it answered');
+      return answers(endpoint);
+    });
+  };
+  await launch();
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  return {
+    endpoint,
+    port,
+    get child() {
+      return child;
+    },
+    freeze: () => void child.kill('SIGSTOP'),
+    thaw: () => void child.kill('SIGCONT'),
+    kill: () => killHard(child),
+    restart: launch,
+    async stop() {
+      process.removeListener('exit', killOnExit);
+      child.kill('SIGCONT');
+      await killHard(child);
+    },
+  };
+}
+
+/** Creates the three asset buckets named `<prefix>-pdf`, `-md`, `-img`; returns pksd's settings for them. */
+export async function createBuckets(moto: MotoProcess, prefix: string): Promise<Record<string, string>> {
+  const client = new S3Client({
+    endpoint: moto.endpoint,
+    region: MOTO_CREDENTIALS.region,
+    forcePathStyle: true,
+    credentials: { accessKeyId: MOTO_CREDENTIALS.accessKeyId, secretAccessKey: MOTO_CREDENTIALS.secretAccessKey },
+  });
+  try {
+    for (const kind of ['pdf', 'md', 'img'])
+      await client.send(new CreateBucketCommand({ Bucket: `${prefix}-${kind}` }));
+  } finally {
+    client.destroy();
+  }
+  return {
+    SVC_OBJ_ENDPOINT: moto.endpoint,
+    SVC_OBJ_REGION: MOTO_CREDENTIALS.region,
+    SVC_OBJ_ACCESS_KEY_ID: MOTO_CREDENTIALS.accessKeyId,
+    SVC_OBJ_SECRET_ACCESS_KEY: MOTO_CREDENTIALS.secretAccessKey,
+    SVC_OBJ_BUCKET_PDF: `${prefix}-pdf`,
+    SVC_OBJ_BUCKET_MD: `${prefix}-md`,
+    SVC_OBJ_BUCKET_IMAGES: `${prefix}-img`,
+  };
+}
