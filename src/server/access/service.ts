@@ -124,8 +124,12 @@ export class PaperAccess {
     const { id } = resolution;
     const now = this.engine.clock.now();
     const job = this.engine.job(id);
-    // A job in progress knows what is stored better than a HEAD would tell cheaply: its asset is not stored yet.
-    if (job?.inProgress) return withResolution(jobSnapshot(job, this.engine.queueView(job), now), resolution);
+    // A job in progress knows what is stored better than a HEAD would tell cheaply: its asset is not stored yet —
+    // except the PDF of a job that has stored it and is converting, which §11.4 answers as cached.
+    const pdfStoredByJob = kind === 'pdf' && job?.pdfReady === true;
+    if (job?.inProgress && !pdfStoredByJob) {
+      return withResolution(jobSnapshot(job, this.engine.queueView(job), now), resolution);
+    }
     const [pdf, md] = await Promise.all([this.find(id, 'pdf'), this.find(id, 'markdown')]);
     const pdfReady = pdf !== null;
     const mdReady = md !== null;

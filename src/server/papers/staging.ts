@@ -6,7 +6,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, open, rm } from 'node:fs/promises';
 import path from 'node:path';
 import type { Readable } from 'node:stream';
-import { DomainError, TooLargeError } from '../../shared/domain-errors.js';
+import { DomainError, TooLargeError, UnavailableError } from '../../shared/domain-errors.js';
 import { ownedTempName, removeStaleTemps } from '../storage/temp-files.js';
 
 /** A staged upload on disk. `remove()` is idempotent and never throws. */
@@ -49,7 +49,8 @@ export class Stager {
   /**
    * Consumes `source` to the end. Over `limit` bytes: stops writing, keeps draining the source (so the client
    * gets the answer), removes the file and throws 413 `{"detail":"<label> upload exceeds limit of <limit> bytes"}`.
-   * A source error → `SourceStreamError` (file removed).
+   * A source error → `SourceStreamError` (file removed). The server failing to write (a full disk) is its own
+   * condition, not the request's: 503 `cannot stage the upload: <reason>` (file removed).
    */
   async stage(source: Readable, limit: number, label: string): Promise<StagedFile> {
     await mkdir(this.dir, { recursive: true });
@@ -62,7 +63,9 @@ export class Stager {
     let headLen = 0;
     let size = 0;
     let over = false;
-    const handle = await open(file, 'wx');
+    const handle = await open(file, 'wx').catch((err: unknown) => {
+      throw stagingFailure(err);
+    });
     // Parser chunks are small (busboy: ≤ 64 KiB); writing them in batches saves most of the per-write cost.
     let batch: Buffer[] = [];
     let batchLen = 0;
@@ -71,7 +74,9 @@ export class Stager {
       const bytes = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batchLen);
       batch = [];
       batchLen = 0;
-      await handle.write(bytes);
+      await handle.write(bytes).catch((err: unknown) => {
+        throw stagingFailure(err);
+      });
     };
     try {
       try {
@@ -107,4 +112,13 @@ export class Stager {
     }
     return { path: file, size, sha256: hash.digest('hex'), head: Buffer.concat(headChunks), remove };
   }
+}
+
+/**
+ * 503 for a write the server could not make. The reason is the OS's words without the file name that Node appends
+ * (`ENOSPC: no space left on device, write` → `ENOSPC: no space left on device`), so no server path leaks.
+ */
+function stagingFailure(err: unknown): UnavailableError {
+  const message = err instanceof Error ? err.message : String(err);
+  return new UnavailableError(`cannot stage the upload: ${message.split(', ')[0]}`, { cause: err });
 }

@@ -66,6 +66,8 @@ export async function receiveFilePart(
     }
   } catch (err) {
     await staged?.remove();
+    // Staging stopped reading the part (e.g. the disk filled up), which also breaks the parser: the cause wins.
+    if (stageError !== null && !(stageError instanceof SourceStreamError)) throw stageError;
     if (err instanceof DomainError) throw err;
     throw parseError(err);
   }

@@ -109,6 +109,9 @@ describe('markdown job states (SPEC state table)', () => {
       // Decision table: running / true / false → wait, or GET the PDF resource.
       const pdf = await s.get('/api/papers/2501.00103v1/pdf');
       expect([pdf.status, pdf.headers.get('content-type')]).toEqual([200, 'application/pdf']);
+      // §11.4: the PDF status checks the stored asset first, so a converting job's PDF is cached.
+      const pdfStatus = await s.get('/api/papers/2501.00103v1/pdf/status');
+      expect(await pdfStatus.json()).toMatchObject({ state: 'cached', pdf_ready: true, md_ready: false });
 
       await s.get('/api/papers/2501.00104v1/markdown');
       const waiting = await waitFor('2501.00104v1', (b) => b.state === 'queued' && b.phase === 'converting_md');

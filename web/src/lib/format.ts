@@ -63,8 +63,10 @@ export function fmtBytes(n: number | null | undefined): string {
 }
 
 export function fmtDuration(seconds: number): string {
-  if (seconds < 60) return `${Math.round(seconds)} s`;
-  const m = Math.floor(seconds / 60);
-  if (m < 60) return `${m} min ${Math.round(seconds % 60)} s`;
+  const total = Math.round(seconds);
+  if (total < 60) return `${total} s`;
+  const m = Math.floor(total / 60);
+  const s = total % 60;
+  if (m < 60) return s ? `${m} min ${s} s` : `${m} min`;
   return `${Math.floor(m / 60)} h ${m % 60} min`;
 }

@@ -13,6 +13,9 @@ interface Props {
   focusId?: string;
 }
 
+/** Up to this many nodes, a query result is drawn in layers (breadth-first) rather than force-directed. */
+const SMALL_RESULT = 30;
+
 const PALETTE = ['#4c72b0', '#dd8452', '#55a868', '#c44e52', '#8172b3', '#937860', '#da8bc3', '#8c8c8c'];
 
 const cssVar = (name: string, fallback: string): string =>
@@ -43,6 +46,7 @@ export default function GraphView({ elements, label, onOpen, focusId }: Props) {
     const text = cssVar('--text', '#1d2330');
     const muted = cssVar('--muted', '#5d6575');
     const surface = cssVar('--surface', '#ffffff');
+    const small = elements.nodes.length <= SMALL_RESULT;
     const cy = cytoscape({
       container: container.current,
       elements: [
@@ -93,7 +97,8 @@ export default function GraphView({ elements, label, onOpen, focusId }: Props) {
           },
         },
       ],
-      // A page's neighbourhood is a star: its node in the middle. Query results get a force-directed layout.
+      // A page's neighbourhood is a star: its node in the middle. A small query result reads best in layers along
+      // its relationships; a large one starts on a circle and gets a force-directed layout from there (below).
       layout: focusId
         ? {
             name: 'concentric',
@@ -103,11 +108,26 @@ export default function GraphView({ elements, label, onOpen, focusId }: Props) {
             animate: false,
             padding: 24,
           }
-        : { name: 'cose', idealEdgeLength: () => 110, nodeRepulsion: () => 9000, animate: false, padding: 24 },
+        : small
+          ? { name: 'breadthfirst', directed: true, spacingFactor: 1.1, animate: false, padding: 24 }
+          : { name: 'circle', animate: false, padding: 24 },
       // A handful of nodes would otherwise be blown up to fill the box.
       maxZoom: 1.4,
       minZoom: 0.1,
     });
+    if (!focusId && !small) {
+      cy.layout({
+        name: 'cose',
+        // From the circle, so the same result is drawn the same way every time.
+        randomize: false,
+        // Room for the captions, so neither nodes nor labels end up on top of each other.
+        nodeDimensionsIncludeLabels: true,
+        idealEdgeLength: () => 110,
+        nodeRepulsion: () => 9000,
+        animate: false,
+        padding: 24,
+      }).run();
+    }
     cy.on('tap', 'node', (evt) => onOpen?.(evt.target.data('props') as Record<string, unknown>));
     return () => cy.destroy();
   }, [elements, onOpen, focusId, scheme]);

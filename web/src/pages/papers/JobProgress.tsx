@@ -1,3 +1,4 @@
+import { useId } from 'react';
 import type { JobSnapshot } from '../../api/types';
 import { Badge, type Tone } from '../../components/Badge';
 import { fmtBytes, fmtDateTime, fmtDuration, fmtRelative } from '../../lib/format';
@@ -29,6 +30,8 @@ const KIND: Record<string, string> = {
 
 /** The live state of a paper-access job (CONTRACT §11.2), in words and progress bars. */
 export function JobProgress({ snapshot: s }: { snapshot: JobSnapshot }) {
+  // Both panels may show the same job (a markdown job fetches the PDF first): ids must differ per instance.
+  const id = useId();
   const state = STATE[s.state];
   const fetch = s.fetch;
   const convert = s.convert;
@@ -50,9 +53,9 @@ export function JobProgress({ snapshot: s }: { snapshot: JobSnapshot }) {
       )}
       {fetch && s.phase === 'fetching_pdf' && (
         <div className="progress-line">
-          <label htmlFor="fetch-progress">PDF download</label>
+          <label htmlFor={`${id}-fetch`}>PDF download</label>
           <progress
-            id="fetch-progress"
+            id={`${id}-fetch`}
             max={fetch.bytes_total ?? undefined}
             value={fetch.bytes_total ? (fetch.bytes_received ?? 0) : undefined}
           />
@@ -65,11 +68,11 @@ export function JobProgress({ snapshot: s }: { snapshot: JobSnapshot }) {
       )}
       {convert && s.phase === 'converting_md' && (
         <div className="progress-line">
-          <label htmlFor="convert-progress">
+          <label htmlFor={`${id}-convert`}>
             Conversion{convert.stage ? ` (${convert.stage.replace(/_/g, ' ')})` : ''}
           </label>
           <progress
-            id="convert-progress"
+            id={`${id}-convert`}
             max={convert.total_pages || undefined}
             value={convert.total_pages ? (convert.extracted_pages ?? 0) : undefined}
           />

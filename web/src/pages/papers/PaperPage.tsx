@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { lazy, Suspense, useEffect } from 'react';
+import { lazy, Suspense, useEffect, useRef } from 'react';
 import { Link, useParams } from 'react-router';
 import { pathId } from '../../api/client';
 import { fetchStatus, isActive, saveBlob, trigger, type Kind } from '../../api/papers';
@@ -47,10 +47,19 @@ function Resolution({ s }: { s: JobSnapshot }) {
   );
 }
 
+/**
+ * The PDF's side of a snapshot. A markdown job fetches the PDF first and both kinds report that one job; once it
+ * has stored the PDF and converts it, the PDF is ready to download whatever the conversion does.
+ */
+function pdfView(s: JobSnapshot | undefined): JobSnapshot | undefined {
+  if (!s || !s.pdf_ready || s.phase !== 'converting_md') return s;
+  return { preprint_id: s.preprint_id, state: 'cached', phase: 'ready', pdf_ready: true, md_ready: s.md_ready };
+}
+
 function PdfPanel({ id, status }: { id: string; status: ReturnType<typeof useStatus> }) {
   const stem = (status.data?.preprint_id ?? id).replace(/\//g, '_');
   const download = useTrigger(id, 'pdf', (blob) => saveBlob(blob, `${stem}.pdf`));
-  const s = status.data;
+  const s = pdfView(status.data);
   return (
     <section className="card" aria-labelledby="pdf-title">
       <h2 id="pdf-title">PDF</h2>
@@ -126,12 +135,15 @@ export function Component() {
   const md = useStatus(id, 'markdown', on);
   const pdf = useStatus(id, 'pdf', on);
   const canonical = md.data?.preprint_id ?? pdf.data?.preprint_id;
-  // A markdown job fetches the PDF first: once it is stored, the PDF panel's status changes too.
-  const pdfStored = md.data?.pdf_ready === true;
+  // A markdown job fetches the PDF first and both kinds report that job: each step of the markdown job (started,
+  // PDF stored, finished) is a step for the PDF panel too, whose own status is only polled while it looks active.
+  const mdStep = md.data ? `${md.data.state} ${md.data.phase} ${md.data.pdf_ready}` : null;
+  const lastMdStep = useRef(mdStep);
   const refetchPdf = pdf.refetch;
   useEffect(() => {
-    if (pdfStored) void refetchPdf();
-  }, [pdfStored, refetchPdf]);
+    if (lastMdStep.current !== null && mdStep !== lastMdStep.current) void refetchPdf();
+    lastMdStep.current = mdStep;
+  }, [mdStep, refetchPdf]);
   const index = useQuery(q.pageIndex());
   const wikiId = canonical ? `paper-preprint-${canonical.replace(/\//g, '-')}` : null;
   const wikiPage = wikiId ? index.data?.get(wikiId) : undefined;
