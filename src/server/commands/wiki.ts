@@ -1,9 +1,11 @@
 import { Command } from 'commander';
-import { loadWiki, type WikiSnapshot } from '../../wiki/index.js';
+import type { WikiSnapshot } from '../../wiki/index.js';
+import { loadWikiIsolated } from '../wiki/loader.js';
 import { ensureGraphSchema } from '../graph/constraints.js';
 import { createGraphClient } from '../graph/driver.js';
 import { syncWikiToGraph, WIKI_RELATIONSHIP_TYPES, type WikiSyncReport } from '../graph/wiki-sync.js';
 import { directoryExists } from '../wiki/checkout.js';
+import { exitWith } from './exit-codes.js';
 import { ExitError, type CommandIO } from './io.js';
 import { loadConfigOrExit } from './serve.js';
 import { addSettingFlags } from './setting-flags.js';
@@ -60,7 +62,8 @@ export function wikiCommand(io: CommandIO): Command {
         }
         let snapshot: WikiSnapshot;
         try {
-          snapshot = await loadWiki(config.wikiDir);
+          // Off the main thread with resource limits, like the server: wiki content must not be able to crash us.
+          snapshot = await loadWikiIsolated(config.wikiDir);
         } catch (err) {
           io.stderr(`pksd: cannot read the wiki directory ${config.wikiDir}: ${(err as Error).message}\n`);
           throw new ExitError(1);
@@ -75,9 +78,7 @@ export function wikiCommand(io: CommandIO): Command {
           for (const w of report.warnings) io.stderr(`warning: page ${w.page_id} skipped: ${w.reason}\n`);
           io.stdout(formatWikiSyncReport(report));
         } catch (err) {
-          if (err instanceof ExitError) throw err;
-          io.stderr(`pksd: wiki sync failed: ${(err as Error).message}\n`);
-          throw new ExitError(1);
+          exitWith(io, err, 'wiki sync failed');
         } finally {
           await graph.close().catch(() => undefined);
         }
