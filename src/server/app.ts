@@ -1,14 +1,18 @@
 import fastifySwagger from '@fastify/swagger';
 import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
-import Fastify, { type FastifyBaseLogger, type RouteOptions } from 'fastify';
+import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { userHeaderBinding } from './http/audit.js';
+import { proxyTrust } from './http/client.js';
 import type { App, AppContext, RegisteredRoute } from './http/context.js';
 import { clientErrorHandler, frameworkErrors, sendError } from './http/errors.js';
 import { isApiPath, requestPath, setApiHeaders } from './http/headers.js';
 import { openApiOptions, type DispatchedOperation } from './http/openapi.js';
 import { routePolicyHook } from './http/route-policy.js';
+import { securityHeaders } from './http/security-headers.js';
+import { validatorsByPart } from './http/validation.js';
+import { bodyIdleWatchdog, DEFAULT_TIMEOUTS, serverTimeoutOptions } from './http/timeouts.js';
 import { PUBLIC } from './routes/guard.js';
 import { accessActions } from './routes/access.js';
 import { graphRoutes } from './routes/graph.js';
@@ -25,14 +29,20 @@ const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
 export async function buildApp(ctx: AppContext): Promise<App> {
   const logger: FastifyBaseLogger = ctx.logger;
+  const timeouts = ctx.timeouts ?? DEFAULT_TIMEOUTS;
+  const trust = proxyTrust(ctx.config.trustedProxies);
   const app = Fastify({
     loggerInstance: logger,
     bodyLimit: 1024 * 1024,
     // Bigger socket buffers move 100 MiB uploads in fewer, larger chunks.
-    http: { highWaterMark: 1024 * 1024 },
+    http: { highWaterMark: 1024 * 1024, ...serverTimeoutOptions(timeouts) },
+    requestTimeout: timeouts.requestMs,
+    keepAliveTimeout: timeouts.keepAliveMs,
+    // `request.ip` walks `X-Forwarded-For` only through trusted proxies (SVC_TRUSTED_PROXIES).
+    trustProxy: (address: string) => trust(address),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000 },
-    ajv: { customOptions: { removeAdditional: false, coerceTypes: 'array', allErrors: false } },
+    schemaController: { compilersFactory: { buildValidator: validatorsByPart } },
     frameworkErrors,
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
@@ -49,6 +59,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     const { method, url, guard, rateLimitClass } = op;
     table.push({ method, url, guard, ...(rateLimitClass ? { rateLimitClass } : {}), dispatched: true });
   });
+  app.decorate('proxyTrust', trust);
   app.decorateRequest('principal', null);
   app.addHook('onRoute', (route: RouteOptions) => {
     // The swagger UI plugin's own asset routes are public by nature.
@@ -65,8 +76,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     }
   });
 
+  app.addHook('onRequest', bodyIdleWatchdog(timeouts.bodyIdleMs));
   app.addHook('onRequest', userHeaderBinding(ctx.config.userHeader));
   app.addHook('onRequest', async (request, reply) => setApiHeaders(request, reply));
+  app.addHook('onSend', securityHeaders);
   app.addHook('preValidation', routePolicyHook(ctx.credentials, ctx.identity.limiter));
 
   // The one JSON parser. An empty (or blank) body sent with a JSON content type counts as no body (the PocketBase
@@ -81,28 +94,41 @@ export async function buildApp(ctx: AppContext): Promise<App> {
 
   app.setErrorHandler((error, request, reply) => sendError(request, reply, error));
 
-  /** Methods that serve `path`: registered routes, and for a dispatcher only the actions it has for the path. */
+  /**
+   * Methods that serve `path`: registered routes, and for a dispatcher only the actions it has for the path. A
+   * path some method serves as a route of its own (`/api/pat/scopes`) is that resource: methods that would reach it
+   * only as a parameter of another route (`DELETE /api/pat/:id`) are not listed.
+   */
   const allowedMethods = (path: string): string[] => {
-    const allowed = METHODS.filter((m) => {
-      const found = shadow.find(m, path);
+    const matches = METHODS.flatMap((method) => {
+      const found = shadow.find(method, path);
       const serves = (found?.store as { serves?: (p: string) => boolean } | undefined)?.serves;
-      return found !== null && (serves === undefined || serves(path));
+      if (found === null || (serves !== undefined && !serves(path))) return [];
+      return [{ method, exact: Object.keys(found.params).length === 0 }];
     });
+    const exact = matches.some((m) => m.exact);
+    const allowed = matches.filter((m) => m.exact || !exact).map((m) => m.method);
     return allowed.includes('GET') ? [...allowed.slice(0, 1), 'HEAD', ...allowed.slice(1)] : allowed;
   };
 
-  app.setNotFoundHandler((request, reply) => {
+  /**
+   * A request no route serves: 405 with `Allow` on a path other methods serve (any method name, `QUERY` and
+   * `TRACE` included), else 404 — for a page GET outside the API, the web front end.
+   */
+  const unrouted = (request: FastifyRequest, reply: FastifyReply): FastifyReply => {
     const path = requestPath(request);
-    if (isApiPath(path)) {
-      const allowed = allowedMethods(path).filter((m) => m !== request.method);
-      if (allowed.length > 0) {
-        return reply.code(405).header('Allow', allowed.join(', ')).send({ detail: 'method not allowed' });
-      }
+    const allowed = allowedMethods(path).filter((m) => m !== request.method);
+    if (allowed.length > 0) {
+      return reply.code(405).header('Allow', allowed.join(', ')).send({ detail: 'method not allowed' });
+    }
+    if (isApiPath(path) || (request.method !== 'GET' && request.method !== 'HEAD')) {
       return reply.code(404).send({ detail: 'not found' });
     }
-    if (request.method !== 'GET' && request.method !== 'HEAD') return reply.code(404).send({ detail: 'not found' });
     return spaFallback(reply);
-  });
+  };
+  // Answered before any body is read or judged: an unrouted request's body is never parsed.
+  app.addHook('onRequest', async (request, reply) => (request.is404 ? unrouted(request, reply) : undefined));
+  app.setNotFoundHandler(unrouted);
 
   await app.register(
     fastifySwagger,

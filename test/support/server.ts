@@ -61,6 +61,9 @@ export interface TestServer {
   close(): Promise<void>;
 }
 
+/** Logins a test server allows by default (`SVC_ALLOWED_IDP_LOGINS`); sessions and PATs of others do not verify. */
+export const TEST_SERVER_LOGINS = 'alice,bob,carol,truth';
+
 /**
  * Starts `pksd` in-process on a free loopback port with its directories in a fresh temp dir. `env` is the
  * settings environment (merged over the temp-dir defaults); nothing is read from the real environment.
@@ -71,7 +74,12 @@ export async function startTestServer(
 ): Promise<TestServer> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pksd-test-'));
   const port = await freePort();
-  const config = testConfig(dir, { SVC_HTTP_ADDR: `127.0.0.1:${port}`, SVC_LOG_LEVEL: 'debug', ...env });
+  const config = testConfig(dir, {
+    SVC_HTTP_ADDR: `127.0.0.1:${port}`,
+    SVC_LOG_LEVEL: 'debug',
+    SVC_ALLOWED_IDP_LOGINS: TEST_SERVER_LOGINS,
+    ...env,
+  });
   const logs = new LogCapture();
   const server = await startServer(config, {
     logger: createLogger(config.logLevel, logs),

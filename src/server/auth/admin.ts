@@ -1,4 +1,10 @@
-import { InvalidInputError, NotFoundError, UnauthenticatedError } from '../../shared/domain-errors.js';
+import {
+  InvalidInputError,
+  NotFoundError,
+  RateLimitedError,
+  UnauthenticatedError,
+} from '../../shared/domain-errors.js';
+import { ConcurrencyGate } from './gate.js';
 import type { PatService, PatRecord } from './pats.js';
 import { PB_AUTH_FAILED, PB_NOT_FOUND, PB_SUPERUSER_REQUIRED } from './pocketbase.js';
 import { RATE_RULES, type FixedWindowLimiter } from './rate-limit.js';
@@ -8,6 +14,9 @@ import { pbDate } from './time.js';
 import { userRecord, type UserStore } from './users.js';
 
 export const PAT_COLLECTION = 'pat_tokens' as const;
+/** Concurrent superuser password checks (scrypt N=2^15: 32 MiB and one libuv thread each). */
+export const PASSWORD_CHECKS_AT_ONCE = 4;
+const PASSWORD_CHECKS_BUSY = 'too many sign-in attempts in progress; retry in 1 s';
 const PER_PAGE_DEFAULT = 30;
 const PER_PAGE_MAX = 500;
 
@@ -59,14 +68,29 @@ export class AdminService {
     private readonly deleteUserFn: (id: string) => boolean,
   ) {}
 
-  async authWithPassword(identity: unknown, password: unknown, ip: string) {
-    this.limiter.check(RATE_RULES.superuserLogin, ip);
-    const email = typeof identity === 'string' ? identity.trim().toLowerCase() : '';
-    const s = email !== '' && typeof password === 'string' ? await this.superusers.authenticate(email, password) : null;
-    if (!s) {
-      this.limiter.record(RATE_RULES.superuserLogin, ip);
-      throw new InvalidInputError(PB_AUTH_FAILED);
+  private readonly passwordChecks = new ConcurrencyGate(PASSWORD_CHECKS_AT_ONCE);
+
+  /**
+   * Password sign-in. The attempt counts against the client's failure window before the password is checked (and
+   * is refunded when it succeeds), so parallel attempts cannot all reach the check; at most
+   * `PASSWORD_CHECKS_AT_ONCE` checks run at a time (each costs 32 MiB and a thread), further ones get 429.
+   */
+  async authWithPassword(identity: unknown, password: unknown, clientKey: string) {
+    const rule = RATE_RULES.superuserLogin;
+    this.limiter.hit(rule, clientKey);
+    if (!this.passwordChecks.tryEnter()) {
+      this.limiter.refund(rule, clientKey);
+      throw new RateLimitedError(PASSWORD_CHECKS_BUSY, { retryAfterSeconds: 1 });
     }
+    let s: Superuser | null;
+    try {
+      const email = typeof identity === 'string' ? identity.trim().toLowerCase() : '';
+      s = await this.superusers.authenticate(email, typeof password === 'string' ? password : '');
+    } finally {
+      this.passwordChecks.leave();
+    }
+    if (!s) throw new InvalidInputError(PB_AUTH_FAILED);
+    this.limiter.refund(rule, clientKey);
     return { token: this.superusers.issue(s), record: superuserRecord(s) };
   }
 
@@ -89,6 +113,12 @@ export class AdminService {
   deleteUser(token: string | null, id: string): void {
     this.requireSuperuser(token);
     if (!this.deleteUserFn(id)) throw new NotFoundError(PB_NOT_FOUND);
+  }
+
+  /** Ends every session of a user (superuser); its PATs are untouched. */
+  revokeSessions(token: string | null, id: string): void {
+    this.requireSuperuser(token);
+    if (!this.sessions.revokeAll(id)) throw new NotFoundError(PB_NOT_FOUND);
   }
 
   /** Superuser: every PAT (or one user's); a user session: only its own. */

@@ -7,14 +7,31 @@ export interface TokenHolder {
   readonly tokenKey: string;
 }
 
+/** A verified token: its holder and when the sign-in that started its chain of renewals happened (seconds). */
+export interface VerifiedToken<H extends TokenHolder> {
+  readonly holder: H;
+  readonly authTime: number;
+}
+
+export interface TokenLifetimes {
+  /** Lifetime of one token (seconds). */
+  readonly lifetimeSeconds: number;
+  /**
+   * Absolute lifetime of a sign-in (seconds): renewed tokens carry the sign-in time (`auth_time`) and never outlive
+   * it by more than this. `null`: tokens are not renewed (no `auth_time` claim).
+   */
+  readonly maxAgeSeconds: number | null;
+}
+
 /**
  * The one issuer of PocketBase-style auth tokens (CONTRACT §7.2 sessions, §7.9 superusers): HS256 JWTs with
- * claims `{id, type: "auth", collectionId, refreshable, iat, exp}`, signed with instance secret ‖ holder token key.
+ * claims `{id, type: "auth", collectionId, refreshable, iat, exp}` (plus `auth_time` for renewable sessions),
+ * signed with instance secret ‖ holder token key.
  */
 export class AuthTokenIssuer<H extends TokenHolder> {
   constructor(
     private readonly collectionId: string,
-    private readonly lifetimeSeconds: number,
+    private readonly lifetimes: TokenLifetimes,
     private readonly secret: Buffer,
     private readonly now: Clock,
     /** The current holder of an id (`null` when gone): its token key decides the signature. */
@@ -25,21 +42,35 @@ export class AuthTokenIssuer<H extends TokenHolder> {
     return Buffer.concat([this.secret, Buffer.from(holder.tokenKey, 'utf8')]);
   }
 
-  issue(holder: H): string {
+  /** A token for `holder`; `authTime` (seconds) continues an earlier sign-in, else this is a new one. */
+  issue(holder: H, authTime?: number): string {
     const iat = Math.floor(this.now() / 1000);
     const claims = { id: holder.id, type: 'auth', collectionId: this.collectionId, refreshable: true, iat };
-    return signJwt({ ...claims, exp: iat + this.lifetimeSeconds }, this.key(holder));
+    const { lifetimeSeconds, maxAgeSeconds } = this.lifetimes;
+    if (maxAgeSeconds === null) return signJwt({ ...claims, exp: iat + lifetimeSeconds }, this.key(holder));
+    const signedInAt = authTime ?? iat;
+    const exp = Math.min(iat + lifetimeSeconds, signedInAt + maxAgeSeconds);
+    return signJwt({ ...claims, exp, auth_time: signedInAt }, this.key(holder));
+  }
+
+  /** The holder and sign-in time of a valid, unexpired token of this collection, else `null`. */
+  verifyToken(token: string): VerifiedToken<H> | null {
+    const claims = decodeJwtUnverified(token);
+    if (!claims || claims['type'] !== 'auth' || claims['collectionId'] !== this.collectionId) return null;
+    const { id, exp, iat, auth_time: authTime } = claims;
+    if (typeof id !== 'string' || typeof exp !== 'number') return null;
+    const now = Math.floor(this.now() / 1000);
+    if (now >= exp) return null;
+    // A token from before sign-in times were recorded counts from its own issue time.
+    const signedInAt = typeof authTime === 'number' ? authTime : typeof iat === 'number' ? iat : exp;
+    const { maxAgeSeconds } = this.lifetimes;
+    if (maxAgeSeconds !== null && now >= signedInAt + maxAgeSeconds) return null;
+    const holder = this.holder(id);
+    return holder && verifyJwtSignature(token, this.key(holder)) ? { holder, authTime: signedInAt } : null;
   }
 
   /** The holder of a valid, unexpired token of this collection, else `null`. */
   verify(token: string): H | null {
-    const claims = decodeJwtUnverified(token);
-    if (!claims || claims['type'] !== 'auth' || claims['collectionId'] !== this.collectionId) return null;
-    const id = claims['id'];
-    const exp = claims['exp'];
-    if (typeof id !== 'string' || typeof exp !== 'number') return null;
-    if (Math.floor(this.now() / 1000) >= exp) return null;
-    const holder = this.holder(id);
-    return holder && verifyJwtSignature(token, this.key(holder)) ? holder : null;
+    return this.verifyToken(token)?.holder ?? null;
   }
 }

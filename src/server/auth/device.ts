@@ -1,5 +1,11 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { ConflictError, GoneError, InvalidInputError, NotFoundError } from '../../shared/domain-errors.js';
+import {
+  ConflictError,
+  GoneError,
+  InvalidInputError,
+  NotFoundError,
+  RateLimitedError,
+} from '../../shared/domain-errors.js';
 import { MAX_EXPIRY_DAYS, SCOPES, type Scope } from '../../shared/scopes.js';
 import type { Db } from '../db/database.js';
 import { parseStoredScopes, validateExpiresInDays, validateName, validateScopes, type PatSpec } from './pat-spec.js';
@@ -14,6 +20,8 @@ export const DEVICE_INTERVAL_S = 5;
 const SLOW_DOWN_MS = 4_500;
 const MAX_POLLS = 150;
 const CLEANUP_AFTER_MS = 86_400_000;
+/** Live pending requests of all clients together (each client address may start 30 per minute). */
+export const MAX_PENDING_REQUESTS = 10_000;
 
 export type DeviceStatus = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired';
 export type DevicePollError =
@@ -116,9 +124,25 @@ export class DeviceService {
     private readonly now: Clock,
   ) {}
 
-  /** Starts a request for a validated PAT spec; `base` is the public origin for the verification URIs. */
+  /**
+   * Starts a request for a validated PAT spec; `base` is the public origin for the verification URIs. At most
+   * `MAX_PENDING_REQUESTS` live pending requests exist at once (all clients together): beyond, 429 until the
+   * oldest one expires.
+   */
   start(spec: PatSpec, base: string): DeviceStart {
     const now = this.now();
+    const pending = this.db
+      .prepare(
+        `SELECT COUNT(*) AS n, MIN(expires_at) AS first FROM device_requests WHERE expires_at > ? AND status = 'pending'`,
+      )
+      .get(now) as { n: number; first: number | null };
+    if (pending.n >= MAX_PENDING_REQUESTS) {
+      const retry = Math.max(1, Math.ceil(((pending.first ?? now) - now) / 1000));
+      throw new RateLimitedError(
+        `too many pending device authorizations (at most ${MAX_PENDING_REQUESTS}); retry in ${retry} s`,
+        { retryAfterSeconds: retry },
+      );
+    }
     const deviceCode = randomBytes(32).toString('base64url');
     const userCode = this.freshUserCode(now);
     this.db

@@ -125,12 +125,22 @@ export class OAuthService {
     };
   }
 
-  /** `auth-refresh`: a fresh 14-day token for a valid session whose login is still allowed. */
+  /**
+   * `auth-refresh`: a fresh 14-day token for a valid session whose login is still allowed, never past the
+   * session's absolute lifetime.
+   */
   refresh(token: string | null) {
-    const user = token ? this.sessions.verify(token) : null;
-    if (!user) throw new UnauthenticatedError(PB_TOKEN_REQUIRED);
-    if (!loginAllowed(this.config, user.login)) throw new ForbiddenError(PB_NOT_ALLOWED);
-    return { token: this.sessions.issue(user), record: userRecord(user) };
+    const session = token ? this.sessions.verifyToken(token) : null;
+    if (!session) throw new UnauthenticatedError(PB_TOKEN_REQUIRED);
+    if (!loginAllowed(this.config, session.holder.login)) throw new ForbiddenError(PB_NOT_ALLOWED);
+    return { token: this.sessions.renew(session), record: userRecord(session.holder) };
+  }
+
+  /** `auth-logout`: ends every session of the token's user (tokens are renewed on every page load, so all go). */
+  logout(token: string | null): void {
+    const session = token ? this.sessions.verifyToken(token) : null;
+    if (!session) throw new UnauthenticatedError(PB_TOKEN_REQUIRED);
+    this.sessions.revokeAll(session.holder.id);
   }
 
   private async exchange(code: string, codeVerifier: string, redirectUri: string): Promise<string> {

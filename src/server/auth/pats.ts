@@ -77,17 +77,36 @@ export function generatePatPlaintext(): string {
 
 export const looksLikePat = (token: string): boolean => PAT_SHAPE.test(token);
 
-/** User PATs: minting, listing, revocation and verification with a bounded cache (CONTRACT §7.3). */
+/**
+ * User PATs: minting, listing, revocation and verification with a bounded cache (CONTRACT §7.3). The cache never
+ * outlives a change of the database by anyone else (another instance, `pksd pat revoke`): SQLite's `data_version`
+ * moves on every commit of another connection, and the cache is emptied when it does. A PAT whose owner's login is
+ * no longer on the allow-list does not verify.
+ */
 export class PatService {
   private readonly cache: LruCache<CachedPat>;
+  private readonly dataVersion: { get(): unknown };
+  private seenDataVersion: unknown = null;
 
   constructor(
     private readonly db: Db,
     private readonly secret: Buffer,
     private readonly now: Clock,
+    /** The login allow-list (CONTRACT §7.5), checked on every use. */
+    private readonly loginAllowed: (login: string) => boolean,
     private readonly logger?: Logger,
   ) {
     this.cache = new LruCache(CACHE_ENTRIES, CACHE_TTL_MS, now);
+    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
+  }
+
+  /** Empties the cache when another connection committed since the last look (a revocation may be among it). */
+  private syncCache(): void {
+    const version = this.dataVersion.get();
+    if (version !== this.seenDataVersion) {
+      this.cache.clear();
+      this.seenDataVersion = version;
+    }
   }
 
   /** HMAC-SHA256(instance secret, plaintext), hex. */
@@ -151,13 +170,15 @@ export class PatService {
   }
 
   /**
-   * The principal of a user PAT, or `null` when the token is not a PAT or is unknown, expired or revoked. A
+   * The principal of a user PAT, or `null` when the token is not a PAT or is unknown, expired, revoked or its
+   * owner's login is off the allow-list. A
    * successful check updates `last_used_at` asynchronously unless `touch` is false.
    */
   verify(token: string, touch: boolean): Principal | null {
     if (!token.startsWith(PAT_PREFIX) || !PAT_SHAPE.test(token)) return null;
     const key = this.hash(token);
     const now = this.now();
+    this.syncCache();
     let entry = this.cache.get(key);
     if (!entry) {
       const row = this.db
@@ -176,7 +197,7 @@ export class PatService {
       };
       this.cache.set(key, entry);
     }
-    if (now >= entry.expiresAt) return null;
+    if (now >= entry.expiresAt || !this.loginAllowed(entry.login)) return null;
     if (touch) this.touch(entry.id, now);
     return { source: 'pat', userId: entry.userId, login: entry.login, scopes: entry.scopes };
   }

@@ -76,6 +76,12 @@ export class FixedWindowLimiter {
     if (w && w.count >= rule.limit) throw rateLimitExceeded(rule, this.retryAfter(w, now));
   }
 
+  /** Takes back one counted request (an attempt that turned out not to count, e.g. a successful sign-in). */
+  refund(rule: RateRule, key: string): void {
+    const { w } = this.window(rule, key, false);
+    if (w && w.count > 0) w.count -= 1;
+  }
+
   /** Counts one event without judging it (failure counters judged later by `check`). */
   record(rule: RateRule, key: string): void {
     this.window(rule, key, true).w!.count += 1;

@@ -25,6 +25,9 @@ export function hashPassword(password: string): string {
   return `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${salt.toString('base64')}$${hash.toString('base64')}`;
 }
 
+/** A hash no password matches (its key is not scrypt output), with the real parameters: the cost of a real check. */
+const UNKNOWN_ACCOUNT_HASH = `scrypt$${SCRYPT.N}$${SCRYPT.r}$${SCRYPT.p}$${Buffer.alloc(16).toString('base64')}$${Buffer.alloc(KEY_LEN).toString('base64')}`;
+
 export async function verifyPassword(password: string, stored: string): Promise<boolean> {
   const parts = stored.split('$');
   if (parts.length !== 6 || parts[0] !== 'scrypt') return false;
@@ -83,8 +86,12 @@ export class SuperuserService {
     secret: Buffer,
     private readonly now: Clock,
   ) {
-    this.tokens = new AuthTokenIssuer(SUPERUSERS_COLLECTION_ID, SUPERUSER_TOKEN_LIFETIME_S, secret, now, (id) =>
-      this.get(id),
+    this.tokens = new AuthTokenIssuer(
+      SUPERUSERS_COLLECTION_ID,
+      { lifetimeSeconds: SUPERUSER_TOKEN_LIFETIME_S, maxAgeSeconds: null },
+      secret,
+      now,
+      (id) => this.get(id),
     );
   }
 
@@ -117,10 +124,11 @@ export class SuperuserService {
     return row ? fromRow(row) : null;
   }
 
+  /** Checks the password; an unknown email costs the same scrypt work, so timing does not reveal accounts. */
   async authenticate(email: string, password: string): Promise<Superuser | null> {
     const row = this.db.prepare('SELECT * FROM superusers WHERE email = ?').get(email) as SuperuserRow | undefined;
-    if (!row) return null;
-    return (await verifyPassword(password, row.password_hash)) ? fromRow(row) : null;
+    const matches = await verifyPassword(password, row?.password_hash ?? UNKNOWN_ACCOUNT_HASH);
+    return row && matches ? fromRow(row) : null;
   }
 
   issue(s: Superuser): string {

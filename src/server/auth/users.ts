@@ -155,9 +155,12 @@ export class UserStore {
     return (this.db.prepare('SELECT COUNT(*) AS n FROM users').get() as { n: number }).n;
   }
 
-  /** Rotates the token key: every session of the user stops verifying. */
-  rotateTokenKey(id: string): void {
-    this.db.prepare('UPDATE users SET token_key = ?, updated = ? WHERE id = ?').run(newTokenKey(), this.now(), id);
+  /** Rotates the token key: every session of the user stops verifying. `false` when there is no such user. */
+  rotateTokenKey(id: string): boolean {
+    return (
+      this.db.prepare('UPDATE users SET token_key = ?, updated = ? WHERE id = ?').run(newTokenKey(), this.now(), id)
+        .changes > 0
+    );
   }
 
   /** Deletes the user (PATs cascade); returns whether it existed. */

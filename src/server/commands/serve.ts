@@ -1,7 +1,7 @@
 import { Command } from 'commander';
 import { ConfigError } from '../../shared/errors.js';
-import { buildConfig, resolveSettings } from '../config/load.js';
-import { shownSettings } from '../config/show.js';
+import { buildConfig } from '../config/load.js';
+import { showSettings } from '../config/show.js';
 import type { Config } from '../config/types.js';
 import { LockHeldError } from '../db/lock.js';
 import { createLogger } from '../logger.js';
@@ -32,7 +32,7 @@ export function serveCommand(io: CommandIO, onStarted?: (server: RunningServer) 
       let server: RunningServer;
       try {
         const inputs = { ...io.base, flags: passedSettingFlags(cmd) };
-        server = await startServer(config, { logger, settings: () => shownSettings(resolveSettings(inputs)) });
+        server = await startServer(config, { logger, settings: () => showSettings(inputs).settings });
       } catch (err) {
         if (err instanceof LockHeldError) {
           io.stderr(err.message + '\n');

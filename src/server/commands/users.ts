@@ -1,10 +1,10 @@
 import { Command } from 'commander';
 import { rfc3339 } from '../auth/time.js';
-import { formatTable, withIdentity } from './pat.js';
+import { formatTable, resolveUser, withIdentity } from './pat.js';
 import type { CommandIO } from './io.js';
 import { addSettingFlags } from './setting-flags.js';
 
-/** `pksd users list [--json]` (CONTRACT §15.4). */
+/** `pksd users list [--json]`, `pksd users revoke-sessions <user>` (CONTRACT §15.4). */
 export function usersCommand(io: CommandIO): Command {
   const cmd = new Command('users').description('inspect the users of this instance');
   cmd.addCommand(
@@ -35,6 +35,18 @@ export function usersCommand(io: CommandIO): Command {
               users.map((u) => [u.id, u.login || '-', u.email || '-', u.name || '-', u.provider, rfc3339(u.created)]),
             ),
           );
+        });
+      }),
+  );
+  cmd.addCommand(
+    addSettingFlags(new Command('revoke-sessions'))
+      .description("end every session of a user (the user's PATs are untouched; see pksd pat revoke)")
+      .argument('<user>', 'user id, login or email')
+      .action(async (ref: string, _opts: unknown, sub: Command) => {
+        await withIdentity(io, sub, (identity) => {
+          const user = resolveUser(io, identity.users, ref);
+          identity.sessions.revokeAll(user.id);
+          io.stderr(`revoked sessions of ${user.login || user.id}\n`);
         });
       }),
   );

@@ -1,4 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
+import { isIP } from 'node:net';
 import path from 'node:path';
 import { ConfigError } from '../../shared/errors.js';
 import { isScope, WILDCARD_SCOPE, type Scope } from '../../shared/scopes.js';
@@ -285,6 +286,7 @@ function build(inputs: ConfigInputs, resolved: ResolvedSettings, r: Reader): Con
     publicUrl: r.url('SVC_PUBLIC_URL'),
     wikiDir: r.path('SVC_WIKI_DIR', path.resolve(resolved.anchor, '..', 'pks-wiki')),
     userHeader: r.string('SVC_USER_HEADER'),
+    trustedProxies: readTrustedProxies(r),
     rawDir: r.path('SVC_RAW_DIR', path.join(home, 'pksd', 'raw')),
     dataDir: r.path('SVC_DATA_DIR', path.join(home, 'pksd', 'data')),
     dbDataDir: r.path('SVC_DB_DATA_DIR', path.join(home, 'pksd', 'pb_data')),
@@ -360,6 +362,20 @@ function readSystemPat(r: Reader): Config['systemPat'] {
     throw new ConfigError('SVC_SYSTEM_PAT', `must be at least 16 characters (got ${token.length})`);
   }
   return { token, scopes };
+}
+
+/** `SVC_TRUSTED_PROXIES`: each entry an IP address or `address/prefix`, normalised to the CIDR form. */
+function readTrustedProxies(r: Reader): string[] {
+  return r.csv('SVC_TRUSTED_PROXIES').map((entry) => {
+    const [address = '', prefix, ...rest] = entry.split('/');
+    const family = isIP(address);
+    const max = family === 4 ? 32 : 128;
+    const bits = prefix === undefined ? max : /^\d{1,3}$/.test(prefix) ? Number(prefix) : NaN;
+    if (family === 0 || rest.length > 0 || !(bits >= 0 && bits <= max)) {
+      throw new ConfigError('SVC_TRUSTED_PROXIES', `"${entry}" is not an IP address or CIDR`);
+    }
+    return `${address}/${bits}`;
+  });
 }
 
 function readListen(r: Reader): Config['listen'] {

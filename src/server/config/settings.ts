@@ -45,6 +45,13 @@ export const SETTINGS: readonly SettingDef[] = [
     description: 'Reverse-proxy header whose value is recorded as `uploaded_by`; never authenticates.',
   },
   {
+    env: 'SVC_TRUSTED_PROXIES',
+    kind: 'csv',
+    description:
+      'Comma-separated IP addresses or CIDRs of reverse proxies whose `X-Forwarded-For`/`-Host`/`-Proto` are believed ' +
+      '(client address for rate limits, public base URL); unset = none believed.',
+  },
+  {
     env: 'SVC_RAW_DIR',
     kind: 'path',
     defaultText: '<data_home>/pksd/raw',

@@ -61,6 +61,8 @@ export interface Config {
   readonly publicUrl: string | null;
   readonly wikiDir: string;
   readonly userHeader: string | null;
+  /** `SVC_TRUSTED_PROXIES`: addresses and CIDRs (`a.b.c.d/n`, `x::/n`) whose forwarded headers are believed. */
+  readonly trustedProxies: readonly string[];
   readonly rawDir: string;
   readonly dataDir: string;
   readonly dbDataDir: string;

@@ -43,23 +43,49 @@ async function withTimeout(probe: Probe, ms: number): Promise<Check> {
   }
 }
 
+/** How long one round of probe results answers health calls (a burst of calls runs the probes once). */
+export const PROBE_CACHE_MS = 2_000;
+
+type Checks = HealthBody['data']['checks'];
+
 export class HealthService {
   private readonly startedAt = Date.now();
+  /** The round in flight, or the last one while it is fresh: every caller shares it (single flight). */
+  private round: { readonly checks: Promise<Checks>; settledAt: number | null } | null = null;
 
   constructor(
     private readonly probes: { rawstore: Probe; graphdb: Probe; wiki: Probe },
     private readonly timeoutMs = PROBE_TIMEOUT_MS,
     /** The paper-access parser counters (`data.parser`), when the feature is on. */
     private readonly parser: (() => ParserCounters) | null = null,
+    private readonly cacheMs = PROBE_CACHE_MS,
   ) {}
 
   /** Runs the three probes in parallel, each bounded by the probe timeout. */
-  async check(): Promise<HealthBody> {
+  private async probe(): Promise<Checks> {
     const [rawstore, graphdb, wiki] = await Promise.all([
       withTimeout(this.probes.rawstore, this.timeoutMs),
       withTimeout(this.probes.graphdb, this.timeoutMs),
       withTimeout(this.probes.wiki, this.timeoutMs),
     ]);
+    return { rawstore, graphdb, wiki };
+  }
+
+  /** The current round's checks: a running round is joined, a settled one is reused for `cacheMs`. */
+  private checks(): Promise<Checks> {
+    const round = this.round;
+    if (round && (round.settledAt === null || Date.now() - round.settledAt < this.cacheMs)) return round.checks;
+    const next = { checks: this.probe(), settledAt: null as number | null };
+    this.round = next;
+    void next.checks.finally(() => {
+      next.settledAt = Date.now();
+    });
+    return next.checks;
+  }
+
+  /** The health body; the probe results are at most `cacheMs` old, time and uptime are current. */
+  async check(): Promise<HealthBody> {
+    const { rawstore, graphdb, wiki } = await this.checks();
     const degraded = [rawstore, graphdb, wiki].some((c) => c.status === 'error');
     return {
       code: 200,

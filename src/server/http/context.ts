@@ -20,6 +20,7 @@ import type { Guard } from '../routes/guard.js';
 import type { WikiService } from '../wiki/service.js';
 import type { ProxyTrust } from './client.js';
 import type { DispatchedOperation, OpenApiOverlay } from './openapi.js';
+import type { Timeouts } from './timeouts.js';
 
 /** Everything the HTTP layer needs; services are built by the caller so tests can build them differently. */
 export interface AppContext {
@@ -40,6 +41,8 @@ export interface AppContext {
   readonly rag?: ChunkSearch | null;
   /** The graph endpoints (CONTRACT §14); answers `{error}` itself when the graph is not configured. */
   readonly graph: GraphService;
+  /** Connection timeouts (tests shorten them); `DEFAULT_TIMEOUTS` otherwise. */
+  readonly timeouts?: Timeouts;
 }
 
 /** The rate-limit rules a route can declare (CONTRACT §7.7): per-user writes, PAT creation, device starts per IP. */

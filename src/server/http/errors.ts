@@ -13,6 +13,7 @@ import { DomainError, UpstreamError, type DomainErrorKind } from '../../shared/d
 import { ObjectStoreError } from '../storage/object-store.js';
 import { API_HEADERS, isApiPath, pathOf, requestPath, setApiHeaders } from './headers.js';
 import { HttpError } from './http-error.js';
+import { SECURITY_HEADERS } from './security-headers.js';
 
 const STATUS: Readonly<Record<DomainErrorKind, number>> = {
   invalid_input: 400,
@@ -55,7 +56,36 @@ const fromStore = (err: unknown): unknown =>
     ? new UpstreamError('object_store', `object store error: ${err.message}`, { cause: err })
     : err;
 
+/** Paths the error chain names (Node's file-system errors carry `path` and `dest`), longest first. */
+function namedPaths(err: unknown): string[] {
+  const paths = new Set<string>();
+  for (let e: unknown = err, depth = 0; e instanceof Error && depth < 10; e = e.cause, depth++) {
+    for (const field of ['path', 'dest'] as const) {
+      const value: unknown = (e as unknown as Record<string, unknown>)[field];
+      if (typeof value === 'string' && value.length > 1) paths.add(value);
+    }
+  }
+  return [...paths].sort((a, b) => b.length - a.length);
+}
+
+const SERVER_PATH = '<server path>';
+
+/**
+ * A message without the server's file-system paths: those the error chain names, and in a 5xx answer (a store or
+ * library message) any quoted absolute path as Node's file-system errors write them (`open '/srv/…'`).
+ */
+function withoutServerPaths(detail: string, err: unknown, status: number): string {
+  let out = detail;
+  for (const p of namedPaths(err)) out = out.split(p).join(SERVER_PATH);
+  return status >= 500 ? out.replace(/'\/[^']*'/g, `'${SERVER_PATH}'`) : out;
+}
+
 function answerFor(err: unknown): Answer {
+  const answer = rawAnswerFor(err);
+  return { ...answer, detail: withoutServerPaths(answer.detail, err, answer.status) };
+}
+
+function rawAnswerFor(err: unknown): Answer {
   const error = fromStore(err);
   if (error instanceof DomainError) {
     const status = statusOf(error);
@@ -146,6 +176,7 @@ export function clientErrorHandler(err: ConnectionError, socket: Socket): void {
   const payload = JSON.stringify(body(errorShapeOf(path), { status, detail, fields: {}, headers: {} }));
   const headers = [
     ...(isApiPath(path) ? API_HEADERS : []),
+    ...SECURITY_HEADERS,
     ['Content-Type', 'application/json; charset=utf-8'],
     ['Content-Length', String(Buffer.byteLength(payload))],
     ['Connection', 'close'],

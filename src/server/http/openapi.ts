@@ -77,6 +77,17 @@ function policyResponses(
   return out;
 }
 
+/**
+ * An operation's media types: a route that declares its own (HTML, a script, a tarball) still answers errors in
+ * JSON, and Swagger 2.0 names media types per operation, so JSON joins them when any error answer is documented.
+ */
+function withJsonErrors(produces: unknown, responses: Responses): { produces?: string[] } {
+  if (!Array.isArray(produces)) return {};
+  const json = 'application/json';
+  const errors = Object.keys(responses).some((status) => Number(status) >= 400);
+  return { produces: errors && !produces.includes(json) ? [...(produces as string[]), json] : [...produces] };
+}
+
 const security = (guard: Guard) => (guard.kind === 'public' ? {} : { security: [{ Bearer: [] }] });
 
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;
@@ -143,24 +154,41 @@ export function openApiOptions(dispatched: () => readonly DispatchedOperation[])
       const body = base['body'] !== undefined || methods.some((m) => m === 'POST' || m === 'DELETE');
       const inputs = { body, other: !!(base['querystring'] ?? base['params']), pathParams: url.includes(':') };
       const responses = { ...policyResponses(url, guard, config.rateLimitClass, inputs), ...base.response };
-      return { schema: { ...base, ...security(guard), response: responses } as never, url };
+      const produces = withJsonErrors(base['produces'], responses);
+      return { schema: { ...base, ...produces, ...security(guard), response: responses } as never, url };
     },
     transformObject: (documentObject) => {
       const doc = (documentObject as { swaggerObject: Json & { paths: Record<string, Json> } }).swaggerObject;
       const paths = { ...doc.paths };
       for (const op of dispatched())
         paths[op.url] = { ...paths[op.url], [op.method.toLowerCase()]: dispatchedOperation(op) };
-      return swagger2(describeResponses({ ...doc, paths })) as never;
+      return swagger2(requireBodies(describeResponses({ ...doc, paths }))) as never;
     },
   };
 }
 
 /** Responses without a description of their own are described by their status text, not "Default Response". */
-function describeResponses(doc: Json & { paths: Record<string, Json> }): Json {
+function describeResponses<D extends Json & { paths: Record<string, Json> }>(doc: D): D {
   for (const operations of Object.values(doc.paths)) {
     for (const operation of Object.values(operations) as { responses?: Record<string, Json> }[]) {
       for (const [status, r] of Object.entries(operation.responses ?? {})) {
         if (r['description'] === 'Default Response') r['description'] = STATUS_CODES[status] ?? status;
+      }
+    }
+  }
+  return doc;
+}
+
+/**
+ * A body whose schema names required properties is itself required: without one the route answers 400 (an empty
+ * body counts as none).
+ */
+function requireBodies(doc: Json & { paths: Record<string, Json> }): Json {
+  for (const operations of Object.values(doc.paths)) {
+    for (const operation of Object.values(operations) as { parameters?: Json[] }[]) {
+      for (const p of operation.parameters ?? []) {
+        const required = (p['schema'] as Json | undefined)?.['required'];
+        if (p['in'] === 'body' && Array.isArray(required) && required.length > 0) p['required'] = true;
       }
     }
   }

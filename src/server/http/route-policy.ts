@@ -8,12 +8,16 @@ import { RATE_RULES, type FixedWindowLimiter, type RateRule } from '../auth/rate
 import type { CredentialResolver } from '../auth/principal.js';
 import { enforceGuard } from '../routes/guard.js';
 import { bindPrincipal } from './audit.js';
+import { requestClientKey } from './client.js';
 import type { RateLimitClass } from './context.js';
 import { HttpError } from './http-error.js';
 
-/** Per user (PATs and sessions of one user share a window; the system PAT, bound to no user, is exempt) or per IP. */
+/**
+ * Per user (PATs and sessions of one user share a window; the system PAT, bound to no user, is exempt) or per client
+ * address (an IPv6 client by its /64).
+ */
 const byUser = (request: FastifyRequest): string | null => request.principal?.userId ?? null;
-const byIp = (request: FastifyRequest): string => request.ip;
+const byIp = requestClientKey;
 
 const RATE_CLASSES: Readonly<Record<RateLimitClass, { rule: RateRule; key: (r: FastifyRequest) => string | null }>> = {
   write: { rule: RATE_RULES.write, key: byUser },

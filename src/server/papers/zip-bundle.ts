@@ -7,7 +7,8 @@
  */
 import { createHash } from 'node:crypto';
 import * as yauzl from 'yauzl';
-import { HttpError } from '../../shared/errors.js';
+import { DomainError, InvalidInputError, TooLargeError } from '../../shared/domain-errors.js';
+import { fileAndDirectory, imageNameProblem } from './zip-bundle-names.js';
 
 export const ZIP_LIMITS = {
   maxEntries: 10_000,
@@ -41,7 +42,7 @@ export interface ValidatedBundle {
   close(): void;
 }
 
-const bad = (detail: string) => new HttpError(400, detail);
+const bad = (detail: string) => new InvalidInputError(detail);
 
 const getFileNameLowLevel = (
   yauzl as unknown as {
@@ -98,9 +99,157 @@ interface NamedEntry {
   readonly isDir: boolean;
 }
 
+/** The entries the bundle is made of: the markdown and the images under its `images/` directory. */
+interface BundleLayout {
+  readonly markdown: NamedEntry;
+  /** Sorted by `file`. */
+  readonly images: readonly { readonly e: NamedEntry; readonly file: string }[];
+}
+
+/** The per-file cap of an entry and the error for crossing it; `null` for entries that are not stored. */
+type CapOf = (e: NamedEntry) => { readonly cap: number; readonly tooLarge: () => TooLargeError } | null;
+
+/** Names (zip-slip), symlinks and declared sizes, before anything is inflated. */
+function checkEntries(rawEntries: readonly yauzl.Entry[], zipSize: number, limits: ZipLimits): NamedEntry[] {
+  const entries: NamedEntry[] = [];
+  let declaredTotal = 0;
+  for (const entry of rawEntries) {
+    const raw = entry.fileName as unknown as Buffer;
+    const name = getFileNameLowLevel(entry.generalPurposeBitFlag, raw, entry.extraFields, true);
+    const reason = unsafeNameReason(name);
+    if (reason !== null) throw bad(`unsafe entry name in zip: ${JSON.stringify(name)} (${reason})`);
+    if (isSymlink(entry)) throw bad(`zip contains a symlink entry: ${JSON.stringify(name)}`);
+    declaredTotal += entry.uncompressedSize;
+    entries.push({ entry, name, isDir: name.endsWith('/') });
+  }
+  if (declaredTotal > limits.maxTotalUncompressed) {
+    throw bad(`zip uncompressed size exceeds ${limits.maxTotalUncompressed} bytes`);
+  }
+  if (declaredTotal > limits.maxRatio * zipSize) throw bad(`zip compression ratio exceeds ${limits.maxRatio}`);
+  return entries;
+}
+
 /**
- * Validates the zip at `path` (`zipSize` bytes on disk). Throws `HttpError` 400/413 with the reason; on success
- * the caller must `close()` the bundle.
+ * `full.md` is the entry with base name exactly `full.md` at the shallowest depth (ties: first in the central
+ * directory); images are the files under the `images/` directory next to it.
+ */
+function findLayout(entries: readonly NamedEntry[], limits: ZipLimits): BundleLayout {
+  let markdown: NamedEntry | null = null;
+  let markdownDepth = Infinity;
+  for (const e of entries) {
+    if (e.isDir) continue;
+    const segments = e.name.split('/');
+    if (segments.at(-1) !== 'full.md') continue;
+    if (segments.length < markdownDepth) {
+      markdown = e;
+      markdownDepth = segments.length;
+    }
+  }
+  if (markdown === null) throw bad('zip has no full.md');
+  const imagesPrefix = `${markdown.name.slice(0, markdown.name.length - 'full.md'.length)}images/`;
+
+  const images: { e: NamedEntry; file: string }[] = [];
+  for (const e of entries) {
+    if (e.isDir || !e.name.startsWith(imagesPrefix)) continue;
+    const file = e.name.slice(imagesPrefix.length);
+    const problem = imageNameProblem(file, limits.maxSegmentLength);
+    if (problem !== null) throw bad(`invalid image name in zip: ${JSON.stringify(e.name)} (${problem})`);
+    images.push({ e, file });
+  }
+  images.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
+  for (let i = 1; i < images.length; i++) {
+    if (images[i]!.file === images[i - 1]!.file)
+      throw bad(`duplicate image in zip: ${JSON.stringify(images[i]!.e.name)}`);
+  }
+  const both = fileAndDirectory(images.map((i) => i.file));
+  if (both !== null)
+    throw bad(`image name is both a file and a directory in zip: ${JSON.stringify(imagesPrefix + both)}`);
+  return { markdown, images };
+}
+
+function capsOf(layout: BundleLayout, limits: ZipLimits): CapOf {
+  const markdownCap = {
+    cap: limits.maxMarkdownBytes,
+    tooLarge: () => new TooLargeError(`full.md exceeds limit of ${limits.maxMarkdownBytes} bytes`),
+  };
+  // A set, not a search of the image list per entry: that was quadratic at the 10,000-entry limit.
+  const images = new Set(layout.images.map((i) => i.e));
+  return (e) => {
+    if (e === layout.markdown) return markdownCap;
+    if (!images.has(e)) return null;
+    return {
+      cap: limits.maxImageBytes,
+      tooLarge: () =>
+        new TooLargeError(`image ${JSON.stringify(e.name)} exceeds limit of ${limits.maxImageBytes} bytes`),
+    };
+  };
+}
+
+/**
+ * Inflates every entry once, counting: per-file caps, actual total, actual ratio. Resolves to the size and
+ * sha256 of every stored entry (the markdown and the images).
+ */
+async function inflateAll(
+  zip: yauzl.ZipFile,
+  entries: readonly NamedEntry[],
+  capOf: CapOf,
+  zipSize: number,
+  limits: ZipLimits,
+): Promise<Map<NamedEntry, { size: number; sha256: string }>> {
+  const hashes = new Map<NamedEntry, { size: number; sha256: string }>();
+  let actualTotal = 0;
+  for (const e of entries) {
+    if (e.isDir) continue;
+    const cap = capOf(e);
+    const hash = cap ? createHash('sha256') : null;
+    let size = 0;
+    let stream: NodeJS.ReadableStream;
+    try {
+      stream = await openEntry(zip, e.entry);
+    } catch (err) {
+      throw bad(`unreadable zip: ${(err as Error).message}`);
+    }
+    try {
+      for await (const chunk of stream as AsyncIterable<Buffer>) {
+        size += chunk.length;
+        actualTotal += chunk.length;
+        if (cap && size > cap.cap) throw cap.tooLarge();
+        if (actualTotal > limits.maxTotalUncompressed) {
+          throw bad(`zip uncompressed size exceeds ${limits.maxTotalUncompressed} bytes`);
+        }
+        if (actualTotal > limits.maxRatio * zipSize) throw bad(`zip compression ratio exceeds ${limits.maxRatio}`);
+        hash?.update(chunk);
+      }
+    } catch (err) {
+      (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
+      if (err instanceof DomainError) throw err;
+      throw bad(`unreadable zip: ${(err as Error).message}`);
+    }
+    if (hash) hashes.set(e, { size, sha256: hash.digest('hex') });
+  }
+  return hashes;
+}
+
+/** Reads one validated entry fully, failing if its bytes differ from what validation saw. */
+async function readEntry(zip: yauzl.ZipFile, e: NamedEntry, file: BundleFile): Promise<Buffer> {
+  const stream = await openEntry(zip, e.entry);
+  const chunks: Buffer[] = [];
+  let size = 0;
+  for await (const chunk of stream as AsyncIterable<Buffer>) {
+    size += chunk.length;
+    if (size > file.size) throw new Error(`entry ${file.entryName} changed while reading`);
+    chunks.push(chunk);
+  }
+  const bytes = Buffer.concat(chunks);
+  if (createHash('sha256').update(bytes).digest('hex') !== file.sha256) {
+    throw new Error(`entry ${file.entryName} changed while reading`);
+  }
+  return bytes;
+}
+
+/**
+ * Validates the zip at `path` (`zipSize` bytes on disk). Throws `InvalidInputError` (a bad or unsafe zip) or
+ * `TooLargeError` (a file over its cap) with the reason; on success the caller must `close()` the bundle.
  */
 export async function validateBundle(
   path: string,
@@ -124,127 +273,25 @@ export async function validateBundle(
     }
     if (rawEntries.length > limits.maxEntries) throw bad(`zip has more than ${limits.maxEntries} entries`);
 
-    // Names, symlinks, declared sizes.
-    const entries: NamedEntry[] = [];
-    let declaredTotal = 0;
-    for (const entry of rawEntries) {
-      const raw = entry.fileName as unknown as Buffer;
-      const name = getFileNameLowLevel(entry.generalPurposeBitFlag, raw, entry.extraFields, true);
-      const reason = unsafeNameReason(name);
-      if (reason !== null) throw bad(`unsafe entry name in zip: ${JSON.stringify(name)} (${reason})`);
-      if (isSymlink(entry)) throw bad(`zip contains a symlink entry: ${JSON.stringify(name)}`);
-      declaredTotal += entry.uncompressedSize;
-      entries.push({ entry, name, isDir: name.endsWith('/') });
-    }
-    if (declaredTotal > limits.maxTotalUncompressed) {
-      throw bad(`zip uncompressed size exceeds ${limits.maxTotalUncompressed} bytes`);
-    }
-    if (declaredTotal > limits.maxRatio * zipSize) throw bad(`zip compression ratio exceeds ${limits.maxRatio}`);
-
-    // full.md: base name exactly full.md, the shallowest; ties → first in the central directory.
-    let markdown: NamedEntry | null = null;
-    for (const e of entries) {
-      if (e.isDir) continue;
-      const segments = e.name.split('/');
-      if (segments.at(-1) !== 'full.md') continue;
-      if (markdown === null || segments.length < markdown.name.split('/').length) markdown = e;
-    }
-    if (markdown === null) throw bad('zip has no full.md');
-    const mdDir = markdown.name.slice(0, markdown.name.length - 'full.md'.length);
-    const imagesPrefix = `${mdDir}images/`;
-
-    const imageEntries: { e: NamedEntry; file: string }[] = [];
-    for (const e of entries) {
-      if (e.isDir || !e.name.startsWith(imagesPrefix)) continue;
-      const file = e.name.slice(imagesPrefix.length);
-      const segments = file.split('/');
-      if (segments.some((s) => s.length < 1 || s.length > limits.maxSegmentLength || s === '.')) {
-        throw bad(`invalid image name in zip: ${JSON.stringify(e.name)}`);
-      }
-      imageEntries.push({ e, file });
-    }
-    imageEntries.sort((a, b) => (a.file < b.file ? -1 : a.file > b.file ? 1 : 0));
-    const seen = new Set<string>();
-    for (const { e, file } of imageEntries) {
-      if (seen.has(file)) throw bad(`duplicate image in zip: ${JSON.stringify(e.name)}`);
-      seen.add(file);
-    }
-
-    const capOf = (e: NamedEntry): { cap: number; tooLarge: () => HttpError } | null => {
-      if (e === markdown) {
-        return {
-          cap: limits.maxMarkdownBytes,
-          tooLarge: () => new HttpError(413, `full.md exceeds limit of ${limits.maxMarkdownBytes} bytes`),
-        };
-      }
-      if (imageEntries.some((i) => i.e === e)) {
-        return {
-          cap: limits.maxImageBytes,
-          tooLarge: () =>
-            new HttpError(413, `image ${JSON.stringify(e.name)} exceeds limit of ${limits.maxImageBytes} bytes`),
-        };
-      }
-      return null;
-    };
-    // Declared sizes over a cap fail early (actual sizes are enforced below regardless).
-    for (const e of [markdown, ...imageEntries.map((i) => i.e)]) {
+    const entries = checkEntries(rawEntries, zipSize, limits);
+    const layout = findLayout(entries, limits);
+    const capOf = capsOf(layout, limits);
+    // Declared sizes over a cap fail early (actual sizes are enforced while inflating regardless).
+    for (const e of [layout.markdown, ...layout.images.map((i) => i.e)]) {
       const cap = capOf(e)!;
       if (e.entry.uncompressedSize > cap.cap) throw cap.tooLarge();
     }
-
-    // Inflate everything once, counting: per-file caps, actual total, actual ratio.
-    const hashes = new Map<NamedEntry, { size: number; sha256: string }>();
-    let actualTotal = 0;
-    for (const e of entries) {
-      if (e.isDir) continue;
-      const cap = capOf(e);
-      const hash = cap ? createHash('sha256') : null;
-      let size = 0;
-      let stream: NodeJS.ReadableStream;
-      try {
-        stream = await openEntry(zip, e.entry);
-      } catch (err) {
-        throw bad(`unreadable zip: ${(err as Error).message}`);
-      }
-      try {
-        for await (const chunk of stream as AsyncIterable<Buffer>) {
-          size += chunk.length;
-          actualTotal += chunk.length;
-          if (cap && size > cap.cap) throw cap.tooLarge();
-          if (actualTotal > limits.maxTotalUncompressed)
-            throw bad(`zip uncompressed size exceeds ${limits.maxTotalUncompressed} bytes`);
-          if (actualTotal > limits.maxRatio * zipSize) throw bad(`zip compression ratio exceeds ${limits.maxRatio}`);
-          hash?.update(chunk);
-        }
-      } catch (err) {
-        (stream as NodeJS.ReadableStream & { destroy?: () => void }).destroy?.();
-        if (err instanceof HttpError) throw err;
-        throw bad(`unreadable zip: ${(err as Error).message}`);
-      }
-      if (hash) hashes.set(e, { size, sha256: hash.digest('hex') });
-    }
+    const hashes = await inflateAll(zip, entries, capOf, zipSize, limits);
 
     const fileOf = (e: NamedEntry): BundleFile => ({ entryName: e.name, ...hashes.get(e)! });
     const byName = new Map<string, NamedEntry>(entries.map((e) => [e.name, e]));
     const bundle: ValidatedBundle = {
-      markdown: fileOf(markdown),
-      images: imageEntries.map(({ e, file }) => ({ ...fileOf(e), file })),
-      async read(file: BundleFile): Promise<Buffer> {
+      markdown: fileOf(layout.markdown),
+      images: layout.images.map(({ e, file }) => ({ ...fileOf(e), file })),
+      read(file: BundleFile): Promise<Buffer> {
         const e = byName.get(file.entryName);
-        if (!e) throw new Error(`no entry ${file.entryName}`);
-        const stream = await openEntry(zip, e.entry);
-        const chunks: Buffer[] = [];
-        let size = 0;
-        for await (const chunk of stream as AsyncIterable<Buffer>) {
-          size += chunk.length;
-          if (size > file.size) throw new Error(`entry ${file.entryName} changed while reading`);
-          chunks.push(chunk);
-        }
-        const bytes = Buffer.concat(chunks);
-        if (createHash('sha256').update(bytes).digest('hex') !== file.sha256) {
-          throw new Error(`entry ${file.entryName} changed while reading`);
-        }
-        return bytes;
+        if (!e) return Promise.reject(new Error(`no entry ${file.entryName}`));
+        return readEntry(zip, e, file);
       },
       close: () => zip.close(),
     };

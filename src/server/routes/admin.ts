@@ -1,12 +1,15 @@
 import { readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
 import { pbToken } from '../auth/pocketbase.js';
+import { requestClientKey } from '../http/client.js';
 import type { RoutePlugin } from '../http/context.js';
+import { selfContainedPageCsp } from '../http/security-headers.js';
 import { PUBLIC } from './guard.js';
 import { OpenObject, PbError } from './schemas.js';
 
 /** The admin UI (CONTRACT §7.9): one same-origin page without external assets; `assets/` sits three levels up. */
 const ADMIN_PAGE = readFileSync(new URL('../../../assets/admin.html', import.meta.url), 'utf8');
+const ADMIN_CSP = selfContainedPageCsp(ADMIN_PAGE);
 
 const Unauthorized = { ...PbError, description: 'no superuser token' };
 
@@ -81,7 +84,7 @@ export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
     },
     async (request) => {
       const body = request.body ?? {};
-      return admin.authWithPassword(body.identity, body.password, request.ip);
+      return admin.authWithPassword(body.identity, body.password, requestClientKey(request));
     },
   );
 
@@ -117,6 +120,24 @@ export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
     },
     async (request, reply) => {
       admin.deleteUser(pbToken(request.headers.authorization), request.params.id);
+      return reply.code(204).send(null);
+    },
+  );
+
+  app.post(
+    '/api/admin/users/:id/revoke-sessions',
+    {
+      config: { guard: PUBLIC },
+      schema: {
+        summary: "End every session of a user (superuser); the user's PATs are untouched",
+        tags: ['admin'],
+        security: superuserOnly,
+        params: RecordParams,
+        response: { 204: Type.Null({ description: 'sessions ended' }), 401: Unauthorized, 404: PbError },
+      },
+    },
+    async (request, reply) => {
+      admin.revokeSessions(pbToken(request.headers.authorization), request.params.id);
       return reply.code(204).send(null);
     },
   );
@@ -218,7 +239,11 @@ export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
       },
     },
     async (_request, reply) =>
-      reply.type('text/html; charset=utf-8').header('Cache-Control', 'no-store').send(ADMIN_PAGE),
+      reply
+        .type('text/html; charset=utf-8')
+        .header('Cache-Control', 'no-store')
+        .header('Content-Security-Policy', ADMIN_CSP)
+        .send(ADMIN_PAGE),
   );
   app.get(
     '/_',

@@ -2,8 +2,8 @@ import { Type } from '@sinclair/typebox';
 import { NotFoundError } from '../../shared/domain-errors.js';
 import { PB_NOT_FOUND, pbToken } from '../auth/pocketbase.js';
 import { userRecord } from '../auth/users.js';
+import { publicBase } from '../http/client.js';
 import type { RoutePlugin } from '../http/context.js';
-import { publicBase } from './device.js';
 import { PUBLIC } from './guard.js';
 import { OpenObject, PbError } from './schemas.js';
 
@@ -98,7 +98,8 @@ export const pocketbaseRoutes: RoutePlugin = async (app, { ctx }) => {
         },
       },
     },
-    async (request) => identity.oauth.login(request.body ?? {}, `${publicBase(ctx, request)}/api/oauth2-redirect`),
+    async (request) =>
+      identity.oauth.login(request.body ?? {}, `${publicBase(ctx.config.publicUrl, request)}/api/oauth2-redirect`),
   );
 
   app.post(
@@ -117,6 +118,26 @@ export const pocketbaseRoutes: RoutePlugin = async (app, { ctx }) => {
       },
     },
     async (request) => identity.oauth.refresh(pbToken(request.headers.authorization)),
+  );
+
+  app.post(
+    '/api/collections/users/auth-logout',
+    {
+      config: { guard: PUBLIC },
+      schema: {
+        summary: "Sign out: ends every session of the token's user (needs a user token)",
+        tags: ['pocketbase'],
+        security: [{ Bearer: [] }],
+        response: {
+          204: Type.Null({ description: 'signed out' }),
+          401: { ...PbError, description: 'no valid session token' },
+        },
+      },
+    },
+    async (request, reply) => {
+      identity.oauth.logout(pbToken(request.headers.authorization));
+      return reply.code(204).send(null);
+    },
   );
 
   app.get(

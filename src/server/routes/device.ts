@@ -1,9 +1,9 @@
 import { Type } from '@sinclair/typebox';
-import type { FastifyRequest } from 'fastify';
 import { MAX_EXPIRY_DAYS, SCOPE_NAMES } from '../../shared/scopes.js';
 import { USER_CODE_ALPHABET } from '../auth/device.js';
 import { validatePatSpec } from '../auth/pat-spec.js';
-import type { AppContext, RoutePlugin } from '../http/context.js';
+import { publicBase } from '../http/client.js';
+import type { RoutePlugin } from '../http/context.js';
 import { PUBLIC, SESSION } from './guard.js';
 import { PatSpecBody, PatSpecDocument, sessionUser } from './pat.js';
 import { ErrorBody, Timestamp } from './schemas.js';
@@ -122,17 +122,6 @@ const lifecycleErrors = {
   410: { ...ErrorBody, description: 'device code expired' },
 };
 
-const firstHeader = (v: string | string[] | undefined): string | undefined =>
-  (Array.isArray(v) ? v[0] : v)?.split(',')[0]?.trim() || undefined;
-
-/** `SVC_PUBLIC_URL`, else the origin derived from `X-Forwarded-Proto`/`X-Forwarded-Host`/`Host`. */
-export function publicBase(ctx: AppContext, request: FastifyRequest): string {
-  if (ctx.config.publicUrl) return ctx.config.publicUrl;
-  const proto = firstHeader(request.headers['x-forwarded-proto']) ?? request.protocol;
-  const host = firstHeader(request.headers['x-forwarded-host']) ?? request.headers.host ?? 'localhost';
-  return `${proto}://${host}`;
-}
-
 /** RFC 8628 device authorization routes (CONTRACT §7.8). */
 export const deviceRoutes: RoutePlugin = async (app, { ctx }) => {
   const { identity } = ctx;
@@ -154,7 +143,8 @@ export const deviceRoutes: RoutePlugin = async (app, { ctx }) => {
         response: { 200: DeviceCodeResponse },
       },
     },
-    async (request) => identity.devices.start(validatePatSpec(request.body ?? {}), publicBase(ctx, request)),
+    async (request) =>
+      identity.devices.start(validatePatSpec(request.body ?? {}), publicBase(ctx.config.publicUrl, request)),
   );
 
   app.post(

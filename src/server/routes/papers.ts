@@ -47,7 +47,8 @@ const SUFFIXES: readonly PaperActionName[] = [
 /** Peels the action suffix off `rest` (the decoded path after `/api/papers/`); `null` when none matches. */
 export function peelAction(rest: string): Dispatch | null {
   // `<id>/images/<name>`: the id ends at the first `/images/` (an image name may itself contain `/`).
-  const image = /^(.+?)\/images\/(.+)$/.exec(rest);
+  // `s`: an id or name with a line break still dispatches (and is refused by its action as invalid, 400).
+  const image = /^(.+?)\/images\/(.+)$/s.exec(rest);
   if (image) return { action: 'images', id: image[1]!, claimId: null, name: image[2]! };
   for (const action of SUFFIXES) {
     const suffix = `/${action}`;
@@ -55,7 +56,7 @@ export function peelAction(rest: string): Dispatch | null {
       return { action, id: rest.slice(0, -suffix.length), claimId: null };
     }
   }
-  const m = /^(.+)\/parser-claim\/([^/]+)$/.exec(rest);
+  const m = /^(.+)\/parser-claim\/([^/]+)$/s.exec(rest);
   if (m) return { action: 'parser-claim/id', id: m[1]!, claimId: m[2]! };
   if (rest.endsWith('/parser-claim') && rest.length > '/parser-claim'.length) {
     return { action: 'parser-claim', id: rest.slice(0, -'/parser-claim'.length), claimId: null };

@@ -25,11 +25,11 @@ describe.skipIf(!CHROMIUM)('admin UI in a real browser', () => {
     await srv?.close();
   });
 
-  it('signs in, lists users and PATs, shows settings and health, and revokes a PAT', async () => {
+  it('signs in, lists users and PATs, shows settings and health, revokes a PAT and sessions, under its CSP', async () => {
     const { user } = identity.users.upsertFromIdp({
       provider: 'github',
       providerUserId: '7',
-      login: 'octo',
+      login: 'alice',
       email: 'o@example.org',
       name: 'Octo',
       avatar: '',
@@ -46,6 +46,15 @@ describe.skipIf(!CHROMIUM)('admin UI in a real browser', () => {
       if (!r.url().startsWith(srv.url)) external.push(r.url());
     });
     page.on('dialog', (d) => void d.accept());
+    // The page runs under its Content-Security-Policy: a blocked script or style would show up here.
+    const violations: string[] = [];
+    page.on('console', (m) => {
+      if (/Content Security Policy/i.test(m.text())) violations.push(m.text());
+    });
+    await page.addInitScript({
+      content:
+        "document.addEventListener('securitypolicyviolation', (e) => console.error('Content Security Policy: ' + e.violatedDirective));",
+    });
     await page.goto(`${srv.url}/_/`);
     await page.fill('#email', 'root@example.org');
     await page.fill('#password', 'wrong password!');
@@ -61,6 +70,14 @@ describe.skipIf(!CHROMIUM)('admin UI in a real browser', () => {
     await page.click(`#pats tr:has-text("${pat.prefix}") button`);
     await page.waitForSelector(`#pats td:has-text("${pat.prefix}")`, { state: 'detached' });
     expect(identity.pats.get(pat.id)).toBeNull();
+
+    const session = identity.sessions.issue(user);
+    expect(identity.sessions.verify(session)).not.toBeNull();
+    await page.click(`#users tr:has-text("${user.id}") button:has-text("Revoke sessions")`);
+    await expect.poll(() => identity.sessions.verify(session)).toBeNull();
+    expect(identity.users.get(user.id)).not.toBeNull(); // the user stays
+
+    expect(violations).toEqual([]);
     expect(external).toEqual([]);
     await page.close();
   });

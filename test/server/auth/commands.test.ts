@@ -47,6 +47,7 @@ beforeEach(() => {
     SVC_DB_DATA_DIR: path.join(dir, 'pb_data'),
     SVC_RAW_DIR: path.join(dir, 'raw'),
     SVC_DATA_DIR: path.join(dir, 'data'),
+    SVC_ALLOWED_IDP_LOGINS: 'alice,bob,carol',
   };
 });
 afterEach(() => rmSync(dir, { recursive: true, force: true }));

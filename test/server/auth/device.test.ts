@@ -245,29 +245,26 @@ describe('device authorization flow', () => {
     expect(big.statusCode).toBe(413);
   });
 
-  it('verification_uri falls back to X-Forwarded-Proto/X-Forwarded-Host/Host without SVC_PUBLIC_URL', async () => {
-    const h2 = await authHarness();
+  it('verification_uri falls back to Host, and to X-Forwarded-Proto/-Host from a trusted proxy only', async () => {
+    const forwarded = { host: 'internal', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'pks.example.net' };
+    const startWith = async (h: AuthHarness, headers: Record<string, string>) =>
+      (await h.inject({ method: 'POST', url: '/api/oauth/device/code', payload: SPEC, headers })).json();
+    const direct = await authHarness();
     try {
-      const a = (
-        await h2.inject({
-          method: 'POST',
-          url: '/api/oauth/device/code',
-          payload: SPEC,
-          headers: { host: 'pks.local:4200' },
-        })
-      ).json();
-      expect(a.verification_uri).toBe('http://pks.local:4200/device');
-      const b = (
-        await h2.inject({
-          method: 'POST',
-          url: '/api/oauth/device/code',
-          payload: SPEC,
-          headers: { host: 'internal', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'pks.example.net' },
-        })
-      ).json();
+      expect((await startWith(direct, { host: 'pks.local:4200' })).verification_uri).toBe(
+        'http://pks.local:4200/device',
+      );
+      // The peer (127.0.0.1) is no trusted proxy: its forwarded headers are not believed.
+      expect((await startWith(direct, forwarded)).verification_uri).toBe('http://internal/device');
+    } finally {
+      await direct.close();
+    }
+    const proxied = await authHarness({ SVC_TRUSTED_PROXIES: '127.0.0.0/8' });
+    try {
+      const b = await startWith(proxied, forwarded);
       expect(b.verification_uri_complete).toBe(`https://pks.example.net/device?user_code=${b.user_code}`);
     } finally {
-      await h2.close();
+      await proxied.close();
     }
   });
 

@@ -22,7 +22,7 @@ export function expectedGuard(method: string, url: string): Guard {
   if (is(/^\/api\/(pages|stats$|search$|wiki\/sync\/status$)/)) return { kind: 'scope', obj: 'wiki', act: 'read' };
   if (url === '/api/wiki/sync/pull') return { kind: 'scope', obj: 'wiki', act: 'write' };
   if (is(/^\/api\/graph\//)) return { kind: 'scope', obj: 'graph', act: 'read' };
-  if (is(/^\/api\/ingest(\/|$)/)) return { kind: 'scope', obj: 'papers', act: 'write' };
+  if (is(/^\/api\/ingests?(\/|$)/)) return { kind: 'scope', obj: 'papers', act: 'write' };
   if (url === '/api/rag/search') return { kind: 'scope', obj: 'papers', act: 'read' };
   if (is(/^\/api\/papers(\/|$)/)) {
     return method === 'GET'
@@ -83,7 +83,7 @@ describe('guard matrix: every /api/* route × every credential kind', () => {
   const creds: Credential[] = [];
 
   beforeAll(async () => {
-    srv = await startTestServer({ SVC_SYSTEM_PAT: SYSTEM_PAT });
+    srv = await startTestServer({ SVC_SYSTEM_PAT: SYSTEM_PAT, SVC_ALLOWED_IDP_LOGINS: 'matrix' });
     narrow = await startTestServer({
       SVC_SYSTEM_PAT: NARROW_SYSTEM_PAT,
       SVC_SYSTEM_PAT_SCOPES: NARROW_SCOPES.join(','),
@@ -199,6 +199,9 @@ describe('guard matrix: every /api/* route × every credential kind', () => {
       expect(routes.some((r) => r.method === method && r.url === '/api/papers/*')).toBe(true);
     }
     expect(routes.filter((r) => r.dispatched).length).toBeGreaterThanOrEqual(4);
+    // Signing out ends the session, so that route goes last.
+    const logout = (r: RegisteredRoute) => (r.url === '/api/collections/users/auth-logout' ? 1 : 0);
+    routes.sort((a, b) => logout(a) - logout(b));
     for (const route of routes) {
       for (const cred of creds) await check(srv, route, cred);
     }

@@ -1,5 +1,6 @@
 import type { FastifyInstance, InjectOptions, LightMyRequestResponse } from 'fastify';
 import { mkdtempSync, rmSync } from 'node:fs';
+import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
@@ -10,6 +11,7 @@ import { CredentialChain } from '../../../src/server/auth/system-pat.js';
 import type { User } from '../../../src/server/auth/users.js';
 import { testConfig } from '../../support/server.js';
 import type { Config } from '../../../src/server/config/types.js';
+import type { Timeouts } from '../../../src/server/http/timeouts.js';
 import { graphProbe, localDirProbe, wikiProbe } from '../../../src/server/health/probes.js';
 import { HealthService } from '../../../src/server/health/service.js';
 import { openWiki } from '../../../src/server/wiki/service.js';
@@ -17,6 +19,11 @@ import { openPaperAssets } from '../../../src/server/papers/assets.js';
 import { GraphService } from '../../../src/server/graph/service.js';
 
 export const SYSTEM_PAT = 'system-pat-for-auth-tests-0001';
+
+/** Logins on the harness's default allow-list (a session or PAT of any other login does not verify). */
+export const TEST_LOGINS = ['alice', 'bob', 'carol', 'someone', 'puller', 'other', 'pagea', 'pageb'] as const;
+const DEFAULT_LOGIN_PREFIX = 'user';
+const ALLOWED = [...TEST_LOGINS, ...Array.from({ length: 20 }, (_, i) => `${DEFAULT_LOGIN_PREFIX}${i + 1}`)];
 export const T0 = Date.UTC(2026, 4, 1, 12, 0, 0);
 
 /** A settable clock: tests move time instead of sleeping. */
@@ -35,7 +42,9 @@ export interface AuthHarness {
   readonly clock: TestClock;
   readonly dir: string;
   inject(opts: InjectOptions): Promise<LightMyRequestResponse>;
-  /** A signed-in user (created directly in the database) and its session token. */
+  /** Listens on a loopback port (for tests that need a real socket); resolves to the base URL. */
+  listen(): Promise<string>;
+  /** A signed-in user (created directly in the database) and its session token; see `TEST_LOGINS`. */
   login(login?: string): { user: User; token: string };
   close(): Promise<void>;
 }
@@ -45,10 +54,10 @@ export { testConfig };
 /** The app with the identity module on a temp database, an injected clock, and `inject` instead of a socket. */
 export async function authHarness(
   env: Record<string, string> = {},
-  options: { fetch?: FetchLike; dir?: string; clock?: TestClock } = {},
+  options: { fetch?: FetchLike; dir?: string; clock?: TestClock; timeouts?: Timeouts; webRoot?: string } = {},
 ): Promise<AuthHarness> {
   const dir = options.dir ?? mkdtempSync(path.join(os.tmpdir(), 'pksd-auth-'));
-  const config = testConfig(dir, { SVC_SYSTEM_PAT: SYSTEM_PAT, ...env });
+  const config = testConfig(dir, { SVC_SYSTEM_PAT: SYSTEM_PAT, SVC_ALLOWED_IDP_LOGINS: ALLOWED.join(','), ...env });
   const clock = options.clock ?? new TestClock();
   const logger = pino({ level: 'silent' });
   const identity = openIdentity(config, logger, { now: clock.now, ...(options.fetch ? { fetch: options.fetch } : {}) });
@@ -67,7 +76,8 @@ export async function authHarness(
     papers,
     wiki,
     graph: new GraphService(null, { queryTimeoutSeconds: null }),
-    webRoot: path.join(dir, 'no-web'),
+    webRoot: options.webRoot ?? path.join(dir, 'no-web'),
+    ...(options.timeouts ? { timeouts: options.timeouts } : {}),
   });
   await app.ready();
   let n = 0;
@@ -78,7 +88,12 @@ export async function authHarness(
     clock,
     dir,
     inject: (opts) => app.inject(opts),
-    login(login = `user${++n}`) {
+    async listen() {
+      await app.listen({ host: '127.0.0.1', port: 0 });
+      const address = app.server.address() as AddressInfo;
+      return `http://127.0.0.1:${address.port}`;
+    },
+    login(login = `${DEFAULT_LOGIN_PREFIX}${++n}`) {
       const { user } = identity.users.upsertFromIdp({
         provider: 'github',
         providerUserId: `id-${login}`,

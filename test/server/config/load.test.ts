@@ -285,6 +285,12 @@ describe('startup validation (exit 2 with the setting named)', () => {
       setting: 'GRAPHDB_URI',
       reason: /unsupported scheme/,
     },
+    ...['10.0.0.0/33', 'proxy.internal', '10.0.0.1/8/1', '::1/129', '10.0.0.1/', 'fd00::/x'].map((entry) => ({
+      name: `trusted proxy entry ${entry}`,
+      env: { SVC_TRUSTED_PROXIES: `127.0.0.1,${entry}` },
+      setting: 'SVC_TRUSTED_PROXIES',
+      reason: new RegExp(`^"${entry.replace(/[.*+?^${}()|[\]\\/]/g, '\\$&')}" is not an IP address or CIDR$`),
+    })),
     {
       name: 'missing named env file',
       env: { SVC_ENV_FILE: '/does/not/exist.env' },
@@ -336,6 +342,12 @@ describe('startup validation (exit 2 with the setting named)', () => {
       secretAccessKey: 'secret',
       buckets: { pdf: 'pdf', markdown: 'md', images: 'images' },
     });
+  });
+
+  it('SVC_TRUSTED_PROXIES: none by default; addresses and CIDRs of both families, as CIDRs', () => {
+    expect(buildConfig(inputs({})).trustedProxies).toEqual([]);
+    const config = buildConfig(inputs({}, { SVC_TRUSTED_PROXIES: ' 10.0.0.0/8, 127.0.0.1 ,::1,fd00:1::/48,' }));
+    expect(config.trustedProxies).toEqual(['10.0.0.0/8', '127.0.0.1/32', '::1/128', 'fd00:1::/48']);
   });
 
   it('system PAT scopes are trimmed and de-duplicated', () => {

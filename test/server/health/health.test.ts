@@ -88,9 +88,9 @@ describe('GET /api/health with real dependencies', () => {
     expect(JSON.stringify(await health())).not.toContain(moto.endpoint);
   });
 
-  it('reports a dirty checkout', async () => {
+  it('reports a dirty checkout (once the cached probe round has lapsed)', async () => {
     writeFileSync(path.join(wiki, 'untracked.md'), 'x');
-    expect((await health(SYSTEM_PAT)).data.checks.wiki.dirty).toBe(true);
+    await expect.poll(async () => (await health(SYSTEM_PAT)).data.checks.wiki.dirty, { timeout: 10_000 }).toBe(true);
   });
 
   it('a missing bucket degrades the rawstore check with the bucket named', async () => {
@@ -117,6 +117,7 @@ describe('GET /api/health with real dependencies', () => {
 
   it('is degraded (still HTTP 200) after the Neo4j server is stopped', async () => {
     await neo4j.stop();
+    await expect.poll(async () => (await health(SYSTEM_PAT)).data.status, { timeout: 15_000 }).toBe('degraded');
     const res = await srv.fetch('/api/health', { headers: { Authorization: `Bearer ${SYSTEM_PAT}` } });
     expect(res.status).toBe(200);
     const body = await res.json();

@@ -1,0 +1,65 @@
+/**
+ * Connection timeouts. Node bounds the time to receive the headers; the body is bounded by progress, not by total
+ * time, so a 100 MiB upload over a slow link still completes while a client that stops sending is cut off.
+ */
+import { Socket } from 'node:net';
+import type { FastifyRequest } from 'fastify';
+
+export interface Timeouts {
+  /** Time to receive a request's complete headers (Node `headersTimeout`). */
+  readonly headersMs: number;
+  /** A request body that makes no progress for this long closes the connection. */
+  readonly bodyIdleMs: number;
+  /** Upper bound for receiving a whole request (Node `requestTimeout`); generous, for slow uploads. */
+  readonly requestMs: number;
+  /** Idle keep-alive connections close after this long. */
+  readonly keepAliveMs: number;
+}
+
+export const DEFAULT_TIMEOUTS: Timeouts = {
+  headersMs: 30_000,
+  bodyIdleMs: 60_000,
+  requestMs: 3_600_000,
+  keepAliveMs: 72_000,
+};
+
+/** The Node server options that enforce the header and request timeouts (checked every `headersMs / 6`). */
+export function serverTimeoutOptions(t: Timeouts) {
+  return {
+    headersTimeout: t.headersMs,
+    requestTimeout: t.requestMs,
+    connectionsCheckingInterval: Math.max(100, Math.floor(Math.min(t.headersMs, t.requestMs) / 6)),
+  };
+}
+
+/**
+ * `onRequest`: while the body of a request is still arriving, closes the connection once the socket has read
+ * nothing for `idleMs`. Progress is the socket's byte count, which also counts bytes the parser consumes directly.
+ */
+export function bodyIdleWatchdog(idleMs: number) {
+  const tick = Math.max(50, Math.floor(idleMs / 10));
+  return async (request: FastifyRequest): Promise<void> => {
+    const raw = request.raw;
+    const socket = raw.socket;
+    // Injected requests (tests) have no network socket to watch.
+    if (raw.complete || !(socket instanceof Socket)) return;
+    let seen = socket.bytesRead;
+    let lastProgress = Date.now();
+    const timer = setInterval(() => {
+      if (raw.complete || socket.destroyed) return stop();
+      if (socket.bytesRead !== seen || socket.isPaused()) {
+        // A socket this server paused (back-pressure) is not the client's silence.
+        seen = socket.bytesRead;
+        lastProgress = Date.now();
+      } else if (Date.now() - lastProgress >= idleMs) {
+        request.log.info({ idle_ms: idleMs }, 'request body made no progress; closing the connection');
+        stop();
+        socket.destroy();
+      }
+    }, tick);
+    timer.unref();
+    const stop = () => clearInterval(timer);
+    raw.once('end', stop);
+    raw.once('close', stop);
+  };
+}
