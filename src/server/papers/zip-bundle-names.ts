@@ -4,8 +4,7 @@
  * metadata lives next to it in `<file>.meta.json`.
  */
 
-/** The local backend's metadata sidecar suffix (`src/server/storage/local-store.ts`). */
-export const LOCAL_SIDECAR_SUFFIX = '.meta.json';
+import { SIDECAR as LOCAL_SIDECAR_SUFFIX } from '../storage/local-store.js';
 
 /** File systems hold names of at most 255 bytes, and the sidecar name must fit too. */
 export const MAX_SEGMENT_BYTES = 255 - LOCAL_SIDECAR_SUFFIX.length;

@@ -160,7 +160,6 @@ export const ingestRoutes: RoutePlugin<{ ingest: IngestService }> = async (app, 
       {
         config: read,
         schema: {
-          ...(url.endsWith('/') ? { hide: true } : {}),
           summary: 'The ingest stages, parsers and controls',
           tags,
           response: { 200: Catalogue },
@@ -181,7 +180,6 @@ export const ingestRoutes: RoutePlugin<{ ingest: IngestService }> = async (app, 
       {
         config: read,
         schema: {
-          ...(url.endsWith('/') ? { hide: true } : {}),
           summary: 'An ingest task: status, steps, progress and results',
           tags,
           params: TaskParams,

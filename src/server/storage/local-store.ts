@@ -24,7 +24,8 @@ import {
   type PutResult,
 } from './object-store.js';
 
-const SIDECAR = '.meta.json';
+/** The metadata sidecar beside each content file; bundle validation refuses image names that end in it. */
+export const SIDECAR = '.meta.json';
 const TMP_DIR = '.tmp';
 const VERSIONS_DIR = '.versions';
 const STALE_TEMP_MS = 60 * 60 * 1000;
