@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Starts pksd on embedded defaults: local asset directory, SQLite user database and the bundled sample wiki,
-# all under .cache/dev/ in this checkout. Installs npm dependencies and builds when needed. Ctrl-C stops it.
+# all under .cache/dev/ in this checkout; with Java, also Neo4j (sample wiki and sample scholarly snapshot loaded).
+# Installs npm dependencies and builds when needed. Ctrl-C stops it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -46,6 +47,49 @@ if [ ! -d "$wiki/.git" ]; then
   git -C "$wiki" -c user.name=pks -c user.email=pks@localhost commit --quiet -m "Sample wiki"
 fi
 
+# A real graph: Neo4j 5.26 through the launcher the tests use (test/support/neo4j), its data under $dev/neo4j. The
+# launcher exits when its stdin closes: that pipe is fd 3, which the exec'd pksd below holds until it exits.
+graph_note="Graph:        none (no Java or no Neo4j launcher: run scripts/install-test-deps.sh)"
+launcher=test/support/neo4j/target/neo4j-launcher.jar
+if command -v java >/dev/null 2>&1 && [ -f "$launcher" ]; then
+  port=${PKS_DEV_NEO4J_PORT:-$(node -e 'const s=require("net").createServer().listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')}
+  log=$dev/neo4j.log
+  say "==> starting Neo4j on 127.0.0.1:$port (log: $log)"
+  mkdir -p "$dev/neo4j"
+  : >"$log"
+  jsa=test/support/neo4j/target/neo4j.jsa
+  cds=()
+  [ -f "$jsa" ] && cds=("-XX:SharedArchiveFile=$jsa")
+  # The JVM flags match test/support/neo4j.ts (and so the class-data archive scripts/install-test-deps.sh made).
+  exec 3> >(exec java ${cds[@]+"${cds[@]}"} -Xlog:disable -Xlog:all=error:stderr -Xms512m -Xmx512m \
+    -XX:+UseSerialGC -XX:TieredStopAtLevel=1 --add-opens=java.base/java.nio=ALL-UNNAMED \
+    -jar "$launcher" "$port" "$dev/neo4j" >>"$log" 2>&1)
+  neo4j_pid=$!
+  ready=
+  for _ in $(seq 1 600); do
+    if grep -q '^NEO4J_READY ' "$log"; then ready=1; break; fi
+    kill -0 "$neo4j_pid" 2>/dev/null || break
+    sleep 0.2
+  done
+  if [ -n "$ready" ]; then
+    export GRAPHDB_URI=bolt://127.0.0.1:$port
+    graph_note="Graph:        $GRAPHDB_URI (Neo4j 5.26 with the sample wiki and scholarly snapshot)"
+    say "==> syncing the sample wiki into the graph"
+    if ! node bin/pksd wiki sync --full --from-repo --env-file "$env_file" >/dev/null; then
+      say "    the wiki sync failed (see above); the graph is incomplete"
+    fi
+    say "==> loading the sample scholarly snapshot (assets/sample-snapshot) into the graph"
+    if ! node bin/pksd scholarly bootstrap --source assets/sample-snapshot --env-file "$env_file" \
+      >"$dev/bootstrap.log" 2>&1; then
+      say "    the bootstrap failed (see $dev/bootstrap.log); the graph is incomplete"
+    fi
+  else
+    exec 3>&-
+    say "Neo4j did not start (see $log); starting without a graph"
+    graph_note="Graph:        none (Neo4j did not start, see $log)"
+  fi
+fi
+
 pat=$(sed -n 's/^SVC_SYSTEM_PAT=//p' "$env_file")
 addr=${SVC_HTTP_ADDR:-127.0.0.1:4200}
 cat >&2 <<MSG
@@ -56,6 +100,7 @@ pksd is starting at http://$addr   (settings: $env_file)
   Token:        the development system PAT is in $env_file:
                 curl -H 'Authorization: Bearer $pat' http://$addr/api/health
   Settings:     ./bin/pksd config show --env-file $env_file
+  $graph_note
 
 MSG
 exec node bin/pksd serve --env-file "$env_file" --http "$addr"

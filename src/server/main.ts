@@ -4,6 +4,7 @@ import { configCommand } from './commands/config.js';
 import { ExitError, type CommandIO } from './commands/io.js';
 import { papersCommand } from './commands/papers.js';
 import { patCommand } from './commands/pat.js';
+import { scholarlyCommand } from './commands/scholarly.js';
 import { serveCommand } from './commands/serve.js';
 import { storageCommand } from './commands/storage.js';
 import { superuserCommand } from './commands/superuser.js';
@@ -27,6 +28,7 @@ export function pksdProgram(io: CommandIO): Command {
   program.addCommand(storageCommand(io));
   program.addCommand(superuserCommand(io));
   program.addCommand(wikiCommand(io));
+  program.addCommand(scholarlyCommand(io));
   program.addCommand(
     new Command('version').description('print the version').action(() => io.stdout(`pksd version ${VERSION}\n`)),
   );

@@ -2,6 +2,7 @@ import { Command } from 'commander';
 import pino from 'pino';
 import { createGraphClient } from '../graph/driver.js';
 import { syncFromObjects } from '../papers/sync.js';
+import { exitWith } from './exit-codes.js';
 import { ExitError, type CommandIO } from './io.js';
 import { loadConfigOrExit } from './serve.js';
 import { addSettingFlags } from './setting-flags.js';
@@ -53,8 +54,7 @@ export function papersCommand(io: CommandIO): Command {
           for (const key of report.skippedKeys) io.stderr(`skipped: ${key}\n`);
           io.stdout(lines.join('\n') + '\n');
         } catch (err) {
-          io.stderr(`pksd: papers sync failed: ${(err as Error).message}\n`);
-          throw new ExitError(1);
+          exitWith(io, err, 'papers sync failed');
         } finally {
           close();
           await graph?.close().catch(() => undefined);

@@ -2,6 +2,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Logger } from 'pino';
 import type { GraphClient } from './driver.js';
+import { withSession } from './session.js';
 
 /**
  * Names are fixed so that every writer (claims, papers sync, wiki sync, the server start) creates the same objects;
@@ -22,16 +23,10 @@ export const GRAPH_SCHEMA_STATEMENTS: readonly string[] = [
 
 /** Creates every §6.4 constraint and index that does not exist yet. Throws on the first failure. */
 export async function ensureGraphSchema(graph: GraphClient): Promise<void> {
-  const session = graph.driver.session({
-    defaultAccessMode: 'WRITE',
-    ...(graph.database ? { database: graph.database } : {}),
-  });
-  try {
+  await withSession(graph, 'WRITE', async (session) => {
     // Schema commands cannot share a transaction with each other; each runs in its own auto-commit transaction.
     for (const statement of GRAPH_SCHEMA_STATEMENTS) await session.run(statement);
-  } finally {
-    await session.close();
-  }
+  });
 }
 
 /**

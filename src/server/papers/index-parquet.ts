@@ -4,11 +4,12 @@
  */
 import type { Logger } from 'pino';
 import type { ObjectStore } from '../storage/object-store.js';
-import { applyPending, type IndexPersistence, type RowMutation } from './catalog.js';
 import { encodeTable, encodeTableSync } from './index/encoder.js';
 import { decodeTable } from './index/parquet-read.js';
-import type { IndexRow } from './index/row.js';
+import { applyPending } from './index/pending.js';
+import type { IndexRow, RowMutation } from './index/row.js';
 import { IndexTable } from './index/table.js';
+import type { IndexPersistence } from './paper-index.js';
 
 export { INDEX_COLUMNS } from './index/columns.js';
 

@@ -13,6 +13,7 @@ import {
   normaliseTtl,
   type ClaimStore,
 } from '../../../src/server/papers/claims.js';
+import { UnavailableError } from '../../../src/shared/domain-errors.js';
 import { requireUploadId } from '../../../src/shared/ids.js';
 import { graphClientFor, startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
 import { freePort } from '../../support/free-port.js';
@@ -172,15 +173,23 @@ describe('file backend format', () => {
 });
 
 describe('graph backend unreachable', () => {
-  it('every call fails with ClaimStoreUnavailableError', async () => {
+  it('every call fails with the unavailable domain error and the §5.1 text', async () => {
     const port = await freePort();
     const dead = graphClientFor({ boltUri: `bolt://127.0.0.1:${port}`, username: 'neo4j', password: 'x' });
     try {
       const store = new GraphClaimStore(dead);
       const id = requireUploadId('2501.00010v1');
+      const unavailable = {
+        kind: 'unavailable',
+        message: 'claim store unavailable (graph unreachable); retry shortly',
+      };
       await expect(store.acquire(id, 'a', 60, T0)).rejects.toBeInstanceOf(ClaimStoreUnavailableError);
-      await expect(store.release(id, 'x', T0)).rejects.toBeInstanceOf(ClaimStoreUnavailableError);
-      await expect(store.active(T0)).rejects.toBeInstanceOf(ClaimStoreUnavailableError);
+      await expect(store.acquire(id, 'a', 60, T0)).rejects.toBeInstanceOf(UnavailableError);
+      await expect(store.acquire(id, 'a', 60, T0)).rejects.toMatchObject(unavailable);
+      await expect(store.release(id, 'x', T0)).rejects.toMatchObject(unavailable);
+      await expect(store.clear(id)).rejects.toMatchObject(unavailable);
+      await expect(store.active(T0)).rejects.toMatchObject(unavailable);
+      await expect(store.purgeExpired(T0)).rejects.toMatchObject(unavailable);
     } finally {
       await dead.close();
     }

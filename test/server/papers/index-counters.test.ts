@@ -4,15 +4,10 @@
  */
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import {
-  applyPending,
-  emptyRow,
-  IndexTable,
-  PaperIndex,
-  type IndexPersistence,
-  type IndexRow,
-  type RowMutation,
-} from '../../../src/server/papers/catalog.js';
+import { applyPending } from '../../../src/server/papers/index/pending.js';
+import { emptyRow, type IndexRow, type RowMutation } from '../../../src/server/papers/index/row.js';
+import { IndexTable } from '../../../src/server/papers/index/table.js';
+import { PaperIndex, type IndexPersistence } from '../../../src/server/papers/paper-index.js';
 import { SortedList } from '../../../src/server/papers/sorted-list.js';
 import { requireUploadId } from '../../../src/shared/ids.js';
 import { mulberry32 } from '../../support/random.js';

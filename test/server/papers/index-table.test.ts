@@ -6,12 +6,14 @@ import { randomBytes } from 'node:crypto';
 import { parquetMetadata, parquetReadObjects, snappyUncompress as referenceUncompress } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
-import { emptyRow, IndexTable, PaperIndex, type IndexRow } from '../../../src/server/papers/catalog.js';
 import { INDEX_COLUMNS } from '../../../src/server/papers/index/columns.js';
 import { encodeTable, encodeTableSync } from '../../../src/server/papers/index/encoder.js';
 import { decodeTable } from '../../../src/server/papers/index/parquet-read.js';
 import { ROW_GROUP_ROWS } from '../../../src/server/papers/index/parquet-write.js';
+import { emptyRow, type IndexRow } from '../../../src/server/papers/index/row.js';
 import { snappyCompress, snappyUncompress } from '../../../src/server/papers/index/snappy.js';
+import { IndexTable } from '../../../src/server/papers/index/table.js';
+import { PaperIndex } from '../../../src/server/papers/paper-index.js';
 import { requireUploadId } from '../../../src/shared/ids.js';
 import pino from 'pino';
 

@@ -8,13 +8,14 @@ import path from 'node:path';
 import { parquetMetadata } from 'hyparquet';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { emptyRow, PaperIndex, type IndexRow } from '../../../src/server/papers/catalog.js';
 import {
   decodeIndex,
   encodeIndex,
   INDEX_COLUMNS,
   StoreIndexPersistence,
 } from '../../../src/server/papers/index-parquet.js';
+import { emptyRow, type IndexRow } from '../../../src/server/papers/index/row.js';
+import { PaperIndex } from '../../../src/server/papers/paper-index.js';
 import { requireUploadId } from '../../../src/shared/ids.js';
 import { startMoto, type MotoServer } from '../../support/moto.js';
 import { startTestServer } from '../../support/server.js';

@@ -37,13 +37,29 @@ describe('papers routes', () => {
 
   it('route table: guards per method', () => {
     const table = b.server.server.app.routeTable.filter((r) => r.url.startsWith('/api/papers'));
+    const read = { kind: 'scope', obj: 'papers', act: 'read' };
+    const write = { kind: 'scope', obj: 'papers', act: 'write' };
     expect(table).toEqual(
       expect.arrayContaining([
-        { method: 'GET', url: '/api/papers/*', guard: { kind: 'scope', obj: 'papers', act: 'read' } },
-        { method: 'POST', url: '/api/papers/*', guard: { kind: 'scope', obj: 'papers', act: 'write' } },
-        { method: 'DELETE', url: '/api/papers/*', guard: { kind: 'scope', obj: 'papers', act: 'write' } },
-        { method: 'GET', url: '/api/papers/stats', guard: { kind: 'scope', obj: 'papers', act: 'read' } },
-        { method: 'GET', url: '/api/papers/needs-parser', guard: { kind: 'scope', obj: 'papers', act: 'read' } },
+        { method: 'GET', url: '/api/papers/*', guard: read },
+        { method: 'POST', url: '/api/papers/*', guard: write, rateLimitClass: 'write' },
+        { method: 'DELETE', url: '/api/papers/*', guard: write, rateLimitClass: 'write' },
+        { method: 'GET', url: '/api/papers/stats', guard: read },
+        { method: 'GET', url: '/api/papers/needs-parser', guard: read },
+        ...['upload-pdf', 'upload-parser', 'parser-claim'].map((action) => ({
+          method: 'POST',
+          url: `/api/papers/{preprint_id}/${action}`,
+          guard: write,
+          rateLimitClass: 'write',
+          dispatched: true,
+        })),
+        {
+          method: 'DELETE',
+          url: '/api/papers/{preprint_id}/parser-claim/{claim_id}',
+          guard: write,
+          rateLimitClass: 'write',
+          dispatched: true,
+        },
       ]),
     );
   });

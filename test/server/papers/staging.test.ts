@@ -4,7 +4,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { HttpError } from '../../../src/shared/errors.js';
+import { TooLargeError } from '../../../src/shared/domain-errors.js';
 import { SourceStreamError, Stager } from '../../../src/server/papers/staging.js';
 
 let dir: string;
@@ -44,9 +44,8 @@ describe('Stager', () => {
       })(),
     );
     const err = await stager.stage(source, 10, 'parser_zip').catch((e: unknown) => e);
-    expect(err).toBeInstanceOf(HttpError);
-    expect((err as HttpError).status).toBe(413);
-    expect((err as HttpError).body).toEqual({ detail: 'parser_zip upload exceeds limit of 10 bytes' });
+    expect(err).toBeInstanceOf(TooLargeError);
+    expect((err as TooLargeError).message).toBe('parser_zip upload exceeds limit of 10 bytes');
     expect(consumed).toBe(5);
     expect((await readdir(stager.dir)).filter((n) => n !== path.basename(stager.dir))).toHaveLength(1); // the accepted one
   });

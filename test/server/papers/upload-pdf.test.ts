@@ -147,6 +147,14 @@ describe.each(['local', 's3'] as const)('upload-pdf (%s backend)', (backendName)
     expect(again.body).not.toHaveProperty('uploaded_by');
   });
 
+  it('a non-ASCII uploader is percent-encoded in the object metadata, as parser uploads do', async () => {
+    const id = freshId();
+    const res = await uploadPdf(b.server, id, pdfBytes(id), '', { 'X-Remote-User': 'j\u00fcrgen' });
+    expect(res.status).toBe(201);
+    expect(res.body['uploaded_by']).toBe('j\u00fcrgen');
+    expect((await b.store.head(`pdf/2501/${id}.pdf`))!.metadata['uploaded-by']).toBe('j%C3%BCrgen');
+  });
+
   it('expected_sha256: match accepted (any case), mismatch → 400 with both hashes and nothing written', async () => {
     const id = freshId();
     const body = pdfBytes(id);

@@ -1,0 +1,103 @@
+/**
+ * JSON encoding of graph values (CONTRACT §14): nodes, relationships and paths as objects with elementIds,
+ * integers as numbers when safe and decimal strings otherwise, temporal values as ISO 8601 strings, points as
+ * `{srid, x, y, z?}`, byte arrays as base64, lists and maps recursively.
+ */
+import {
+  isDate,
+  isDateTime,
+  isDuration,
+  isInt,
+  isLocalDateTime,
+  isLocalTime,
+  isNode,
+  isPath,
+  isPoint,
+  isRelationship,
+  isTime,
+  type Integer,
+  type Node,
+  type Path,
+  type Point,
+  type Relationship,
+} from 'neo4j-driver';
+
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+
+const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
+
+export function encodeValue(value: unknown): JsonValue {
+  switch (typeof value) {
+    case 'string':
+    case 'boolean':
+      return value;
+    case 'number':
+      // JSON has no NaN or infinities: they travel as the strings "NaN", "Infinity", "-Infinity".
+      return Number.isFinite(value) ? value : String(value);
+    case 'bigint':
+      return value <= MAX_SAFE && value >= -MAX_SAFE ? Number(value) : value.toString();
+    case 'object':
+      return value === null ? null : encodeObject(value);
+    default:
+      return null;
+  }
+}
+
+export function encodeMap(map: Readonly<Record<string, unknown>>): { [key: string]: JsonValue } {
+  const out: { [key: string]: JsonValue } = {};
+  for (const key in map) out[key] = encodeValue(map[key]);
+  return out;
+}
+
+function encodeNode(node: Node): JsonValue {
+  return { id: node.elementId, labels: node.labels, properties: encodeMap(node.properties) };
+}
+
+function encodeRelationship(rel: Relationship): JsonValue {
+  return {
+    id: rel.elementId,
+    type: rel.type,
+    start_node: rel.startNodeElementId,
+    end_node: rel.endNodeElementId,
+    properties: encodeMap(rel.properties),
+  };
+}
+
+function encodePath(path: Path): JsonValue {
+  const nodes: JsonValue[] = [encodeNode(path.start)];
+  const relationships: JsonValue[] = [];
+  for (const segment of path.segments) {
+    relationships.push(encodeRelationship(segment.relationship));
+    nodes.push(encodeNode(segment.end));
+  }
+  return { nodes, relationships };
+}
+
+function encodePoint(point: Point): JsonValue {
+  const out: { [key: string]: JsonValue } = {
+    srid: encodeValue(point.srid),
+    x: encodeValue(point.x),
+    y: encodeValue(point.y),
+  };
+  if (point.z !== undefined) out['z'] = encodeValue(point.z);
+  return out;
+}
+
+const isTemporal = (v: object): boolean =>
+  isDateTime(v) || isDate(v) || isLocalDateTime(v) || isTime(v) || isLocalTime(v) || isDuration(v);
+
+function encodeObject(value: object): JsonValue {
+  if (Array.isArray(value)) return value.map(encodeValue);
+  if (isInt(value)) {
+    const int = value as Integer;
+    return int.inSafeRange() ? int.toNumber() : int.toString();
+  }
+  if (isNode(value)) return encodeNode(value);
+  if (isRelationship(value)) return encodeRelationship(value);
+  if (isPath(value)) return encodePath(value);
+  if (isPoint(value)) return encodePoint(value);
+  if (isTemporal(value)) return String(value); // the driver's toString() is ISO 8601
+  if (ArrayBuffer.isView(value))
+    return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
+  return encodeMap(value as Record<string, unknown>);
+}

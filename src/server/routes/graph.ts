@@ -1,0 +1,103 @@
+import { Type } from '@sinclair/typebox';
+import type { RoutePlugin } from '../http/context.js';
+import { scope } from './guard.js';
+import { ErrorBody } from './schemas.js';
+
+const GRAPH_READ = scope('graph', 'read');
+
+/** HTTP 200 `{error}`: the graph is not configured, unreachable or failed (CONTRACT §14). */
+const GraphError = Type.Object(
+  { error: Type.String() },
+  { description: 'the graph is not configured (`graph not configured (GRAPHDB_URI empty)`), unreachable or failed' },
+);
+
+const Stats = Type.Object({
+  nodes: Type.Integer({ minimum: 0 }),
+  relationships: Type.Integer({ minimum: 0 }),
+  labels: Type.Array(Type.String(), { description: 'every label in the database, sorted' }),
+  label_counts: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'nodes per label' }),
+});
+
+const Schema = Type.Object({
+  labels: Type.Array(Type.String()),
+  relationship_types: Type.Array(Type.String()),
+  property_keys: Type.Array(Type.String()),
+});
+
+const QueryBody = Type.Object(
+  {
+    query: Type.Optional(
+      Type.String({
+        description:
+          'Cypher, run in a read transaction (the database refuses writes); `LOAD CSV` and `apoc.load.*`, ' +
+          '`apoc.import.*`, `apoc.export.*` are refused; without a `LIMIT` keyword ` LIMIT <limit>` is appended',
+      }),
+    ),
+    limit: Type.Optional(Type.Integer({ description: 'absent or ≤ 0 → 50; clamped to 10,000' })),
+  },
+  { additionalProperties: false },
+);
+
+const QueryResult = Type.Object({
+  query: Type.String({ description: 'the query as run' }),
+  columns: Type.Array(Type.String()),
+  records: Type.Array(
+    Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        'column → value: nodes `{id, labels, properties}`, relationships `{id, type, start_node, end_node, ' +
+        'properties}`, paths `{nodes, relationships}`, unsafe integers as decimal strings, temporal values as ' +
+        'ISO 8601, points `{srid, x, y, z?}`, byte arrays as base64',
+    }),
+  ),
+  truncated: Type.Boolean({ description: 'more than 10,000 records: the first 10,000 are returned' }),
+});
+
+const QueryError = Type.Object(
+  { query: Type.String({ description: 'the query as run' }), error: Type.String() },
+  { description: 'the database refused or failed the query, or could not be reached' },
+);
+
+/** `GET /api/graph/stats`, `GET /api/graph/schema`, `POST /api/graph/query` (CONTRACT §14, `graph:read`). */
+export const graphRoutes: RoutePlugin = async (app, { ctx }) => {
+  const { graph } = ctx;
+
+  app.get(
+    '/api/graph/stats',
+    {
+      config: { guard: GRAPH_READ },
+      schema: {
+        summary: 'Node, relationship and per-label counts',
+        tags: ['graph'],
+        response: { 200: Type.Union([Stats, GraphError]) },
+      },
+    },
+    () => graph.stats(),
+  );
+
+  app.get(
+    '/api/graph/schema',
+    {
+      config: { guard: GRAPH_READ },
+      schema: {
+        summary: 'Labels, relationship types and property keys',
+        tags: ['graph'],
+        response: { 200: Type.Union([Schema, GraphError]) },
+      },
+    },
+    () => graph.schema(),
+  );
+
+  app.post(
+    '/api/graph/query',
+    {
+      config: { guard: GRAPH_READ },
+      schema: {
+        summary: 'Run a read-only Cypher query (at most 10,000 records)',
+        tags: ['graph'],
+        body: QueryBody,
+        response: { 200: Type.Union([QueryResult, QueryError, GraphError]), 400: ErrorBody },
+      },
+    },
+    (request) => graph.query(request.body?.query ?? '', request.body?.limit),
+  );
+};
