@@ -1,21 +1,20 @@
 #!/usr/bin/env bash
 # Starts pksd on embedded defaults: local asset directory, SQLite user database and the bundled sample wiki,
 # all under .cache/dev/ in this checkout; with Java, also Neo4j (sample wiki and sample scholarly snapshot loaded).
-# Installs npm dependencies and builds when needed. Ctrl-C stops it.
+# Paper access is on, against local stand-ins of arXiv, OpenAlex, MinerU, Qdrant and the embed server
+# (scripts/dev-upstreams.mjs); PKS_DEV_UPSTREAMS=0 leaves paper access to the env file's settings (real upstreams).
+# Installs Node 24 and the npm dependencies and builds when needed. Ctrl-C stops it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
 dev=${PKS_DEV_DIR:-$root/.cache/dev}
 say() { printf '%s\n' "$*" >&2; }
 
-# Reinstall only when the lockfile's content changed (the same stamp as scripts/install-test-deps.sh).
-stamp=node_modules/.pks-lock.sha256
-want=$(sha256sum package-lock.json | cut -d' ' -f1)
-if [ ! -f "$stamp" ] || [ "$(cat "$stamp")" != "$want" ]; then
-  say "==> installing npm dependencies"
-  npm ci --no-audit --no-fund
-  echo "$want" >"$stamp"
-fi
+# Node 24 (the machine's, or .cache/node24 from the npm registry) and the npm dependencies built for it.
+# shellcheck source=lib/node.sh
+. scripts/lib/node.sh
+pks_use_node "$root"
+pks_npm_install
 if [ ! -f dist/server/main.js ] || [ -n "$(find src package.json -newer dist/server/main.js -print -quit)" ]; then
   say "==> building"
   npm run --silent build
@@ -90,6 +89,32 @@ if command -v java >/dev/null 2>&1 && [ -f "$launcher" ]; then
   fi
 fi
 
+# Paper access against local stand-ins of its upstreams, on fixed loopback ports; like Neo4j they exit when the
+# pipe on fd 4, held by the exec'd pksd, closes.
+access_note="Papers:       paper access as the env file says (PKS_DEV_UPSTREAMS=0)"
+if [ "${PKS_DEV_UPSTREAMS:-1}" != 0 ]; then
+  upstreams_env=$dev/upstreams.env
+  : >"$upstreams_env"
+  say "==> starting local stand-ins of arXiv, OpenAlex, MinerU, Qdrant and the embed server"
+  exec 4> >(exec node scripts/dev-upstreams.mjs --base-port "${PKS_DEV_UPSTREAMS_PORT:-4310}" --exit-with-stdin \
+    >"$upstreams_env" 2>"$dev/upstreams.log")
+  for _ in $(seq 1 150); do
+    grep -q '^SVC_RAG_EMBED_URL=' "$upstreams_env" && break
+    sleep 0.2
+  done
+  if grep -q '^SVC_RAG_EMBED_URL=' "$upstreams_env"; then
+    set -a
+    # shellcheck source=/dev/null
+    . "$upstreams_env"
+    set +a
+    access_note="Papers:       paper access on, against local stand-ins (sample papers 2501.00010, quant-ph/9508027, …):
+                curl -H 'Authorization: Bearer <PAT>' http://ADDR/api/papers/2501.00010/markdown   (202, then 200)"
+  else
+    exec 4>&-
+    say "    the stand-ins did not start (see $dev/upstreams.log); paper access as the env file says"
+  fi
+fi
+
 pat=$(sed -n 's/^SVC_SYSTEM_PAT=//p' "$env_file")
 addr=${SVC_HTTP_ADDR:-127.0.0.1:4200}
 cat >&2 <<MSG
@@ -101,6 +126,7 @@ pksd is starting at http://$addr   (settings: $env_file)
                 curl -H 'Authorization: Bearer $pat' http://$addr/api/health
   Settings:     ./bin/pksd config show --env-file $env_file
   $graph_note
+  $(a=${access_note//ADDR/$addr}; echo "${a//<PAT>/$pat}")
 
 MSG
 exec node bin/pksd serve --env-file "$env_file" --http "$addr"

@@ -5,9 +5,10 @@
  * on without reaching the internet. They are the test doubles of `test/support/upstreams/`, which speak the wire
  * protocol of CONTRACT §12.
  *
- *   node scripts/dev-upstreams.mjs [--base-port 4310]
+ *   node scripts/dev-upstreams.mjs [--base-port 4310] [--exit-with-stdin]
  *
- * Prints the settings that point pksd at them, then serves until interrupted (Ctrl-C).
+ * Prints the settings that point pksd at them, then serves until interrupted (Ctrl-C) or, with
+ * `--exit-with-stdin`, until its standard input closes (so it ends with the process holding that pipe).
  */
 import { register } from 'node:module';
 
@@ -86,3 +87,7 @@ const stop = async () => {
 };
 process.once('SIGINT', stop);
 process.once('SIGTERM', stop);
+if (args.includes('--exit-with-stdin')) {
+  process.stdin.once('end', stop);
+  process.stdin.resume();
+}

@@ -38,6 +38,15 @@ const QueryBody = Type.Object(
   { additionalProperties: false },
 );
 
+/** What the document promises: the route itself answers a missing `query` with 400 `query required`. */
+const QueryDocument = Type.Object(
+  {
+    query: Type.String({ minLength: 1, description: QueryBody.properties.query.description }),
+    limit: QueryBody.properties.limit,
+  },
+  { additionalProperties: false },
+);
+
 const QueryResult = Type.Object({
   query: Type.String({ description: 'the query as run' }),
   columns: Type.Array(Type.String()),
@@ -90,7 +99,7 @@ export const graphRoutes: RoutePlugin = async (app, { ctx }) => {
   app.post(
     '/api/graph/query',
     {
-      config: { guard: GRAPH_READ },
+      config: { guard: GRAPH_READ, openapi: { body: QueryDocument } },
       schema: {
         summary: 'Run a read-only Cypher query (at most 10,000 records)',
         tags: ['graph'],

@@ -1,7 +1,8 @@
 /**
  * README command 1 with a real graph: `scripts/dev-server.sh` starts Neo4j 5.26 through the tests' launcher, syncs
  * the sample wiki and loads the bundled sample snapshot, so `/api/graph/*` answers with data on the first start;
- * without Java it starts without a graph and says so.
+ * without Java it starts without a graph and says so. Paper access is on against local stand-ins of its
+ * upstreams, so a conversion happens end to end.
  */
 import { spawn } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync } from 'node:fs';
@@ -21,11 +22,17 @@ interface Started {
   stop(): Promise<void>;
 }
 
-async function startDevServer(name: string, pathEnv: string): Promise<Started> {
+async function startDevServer(name: string, pathEnv: string, extraEnv: Record<string, string> = {}): Promise<Started> {
   const port = await freePort();
   const child = spawn('bash', ['scripts/dev-server.sh'], {
     cwd: REPO_ROOT,
-    env: { PATH: pathEnv, HOME: os.homedir(), PKS_DEV_DIR: path.join(temp, name), SVC_HTTP_ADDR: `127.0.0.1:${port}` },
+    env: {
+      PATH: pathEnv,
+      HOME: os.homedir(),
+      PKS_DEV_DIR: path.join(temp, name),
+      SVC_HTTP_ADDR: `127.0.0.1:${port}`,
+      ...extraEnv,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
     detached: true,
   });
@@ -80,6 +87,20 @@ describe('scripts/dev-server.sh and the graph', () => {
           },
         ],
       });
+
+      // Paper access: a sample paper is fetched from the arXiv stand-in and converted by the MinerU stand-in.
+      expect(dev.stderr()).toContain('Papers:       paper access on, against local stand-ins');
+      const first = await fetch(`${dev.url}/api/papers/2501.00010/markdown`, { headers: auth });
+      expect(first.status).toBe(202);
+      expect(first.headers.get('x-svc-resolved-id')).toBe('2501.00010v2');
+      let markdown: Response = first;
+      for (let i = 0; i < 300 && markdown.status !== 200; i++) {
+        await new Promise((resolve) => setTimeout(resolve, 100)); // the job runs in the server; poll as a client
+        markdown = await fetch(`${dev.url}/api/papers/2501.00010/markdown`, { headers: auth });
+      }
+      expect(markdown.status).toBe(200);
+      expect(markdown.headers.get('content-type')).toBe('text/markdown; charset=utf-8');
+      expect((await markdown.text()).length).toBeGreaterThan(0);
     } finally {
       await dev.stop();
     }
@@ -105,7 +126,7 @@ describe('scripts/dev-server.sh and the graph', () => {
         }
       }
     }
-    const dev = await startDevServer('without-java', bin);
+    const dev = await startDevServer('without-java', bin, { PKS_DEV_UPSTREAMS: '0' });
     try {
       expect(dev.stderr()).toContain('Graph:        none (no Java or no Neo4j launcher');
       const body = await (
