@@ -3,13 +3,13 @@ import { createWriteStream } from 'node:fs';
 import { pipeline } from 'node:stream/promises';
 import { TransportError } from '../errors.js';
 import { send, type TransportResponse } from '../http/transport.js';
-import { classifyParserFailure, classifyText, type ParserErrorKind } from './classify.js';
+import { classifyParserError, classifyParserText, type ParserErrorClass } from '../../shared/parser-errors.js';
 
 export class ParserError extends Error {
   override readonly name = 'ParserError';
   constructor(
     message: string,
-    readonly kind: ParserErrorKind,
+    readonly kind: ParserErrorClass,
   ) {
     super(message);
   }
@@ -72,7 +72,7 @@ export class MineruClient {
       if (!(err instanceof TransportError)) throw err;
       throw new ParserError(
         `parser: ${err.message}`,
-        classifyParserFailure({ httpStatus: null, code: null, message: err.message, network: true }),
+        classifyParserError({ httpStatus: null, message: err.message, network: true }),
       );
     }
     let envelope: { code?: unknown; msg?: unknown; data?: unknown } = {};
@@ -88,7 +88,7 @@ export class MineruClient {
     const codeText = code === undefined ? '' : String(code);
     throw new ParserError(
       `parser: HTTP ${res.status} code ${codeText} ${msg}`.replace(/\s+$/, ''),
-      classifyParserFailure({
+      classifyParserError({
         httpStatus: res.status,
         code: typeof code === 'number' || typeof code === 'string' ? code : null,
         message: msg,
@@ -174,7 +174,10 @@ export class MineruClient {
       });
       if (res.status !== 200) {
         res.discard();
-        throw new ParserError(`parser: zip download HTTP ${res.status} from ${url}`, classifyText('', res.status));
+        throw new ParserError(
+          `parser: zip download HTTP ${res.status} from ${url}`,
+          classifyParserText('', res.status),
+        );
       }
       await pipeline(res.stream, createWriteStream(dest));
     } catch (err) {
@@ -185,4 +188,4 @@ export class MineruClient {
 }
 
 /** Whether a task result is a failure of the given class. */
-export const failureKind = (result: TaskResult): ParserErrorKind => classifyText(result.err_msg ?? '');
+export const failureKind = (result: TaskResult): ParserErrorClass => classifyParserText(result.err_msg ?? '');

@@ -12,7 +12,7 @@ import { type DurationRing } from './duration-ring.js';
 import { classifyPapersError, JobFailure, storeErrorText } from './failure.js';
 import { rfc3339Local } from './local-day.js';
 import { ParserCallError, type ParserClient, type ParserTaskStatus } from './parser-client.js';
-import { classifyParserText } from './parser-errors.js';
+import { classifyParserText } from '../../shared/parser-errors.js';
 import type { Slots, SlotTicket } from './slots.js';
 import type { TokenRing } from './token-ring.js';
 

@@ -4,7 +4,7 @@
  */
 import { Readable } from 'node:stream';
 import { SourceStreamError, type Stager, type StagedFile } from '../papers/staging.js';
-import { classifyParserError, type ParserErrorClass } from './parser-errors.js';
+import { classifyParserError, type ParserErrorClass } from '../../shared/parser-errors.js';
 
 const CALL_TIMEOUT_MS = 120_000;
 const ZIP_TIMEOUT_MS = 300_000;

@@ -1,6 +1,6 @@
 /**
  * `pks contrib parser` (CONTRACT §16.5) end to end: the built client against a real pksd (claims, uploads),
- * the arXiv double (the claim's pdf_url) and MinerU doubles (single tasks, batches).
+ * the arXiv double (the claim's pdf_url) and the MinerU double (single tasks and batches).
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
@@ -8,7 +8,6 @@ import { makeZip } from '../../server/papers/zip.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 import { fakePdf, startArxivDouble, type ArxivDouble } from '../../support/upstreams/arxiv.js';
 import { startMineruDouble, type MineruDouble, type MineruTask } from '../../support/upstreams/mineru.js';
-import { startMineruBatchDouble, type MineruBatchDouble } from '../support/mineru-batch.js';
 import { makeHome, pks, spawnPks, waitForOutput, writeConfig, type PksHome } from '../support/pks.js';
 
 const PAT = 'cli-system-pat-0123456789';
@@ -16,19 +15,17 @@ const AUTH = { authorization: `Bearer ${PAT}` };
 let srv: TestServer;
 let arxiv: ArxivDouble;
 let mineru: MineruDouble;
-let batch: MineruBatchDouble;
 let h: PksHome;
 let n = 0;
 
 beforeAll(async () => {
-  [arxiv, mineru, batch] = await Promise.all([startArxivDouble(), startMineruDouble(), startMineruBatchDouble()]);
+  [arxiv, mineru] = await Promise.all([startArxivDouble(), startMineruDouble()]);
   srv = await startTestServer({ SVC_SYSTEM_PAT: PAT, SVC_PREPRINT_BASE_URL: arxiv.baseUrl });
   mineru.tokens.add('tok-a').add('tok-b');
-  batch.tokens.add('tok-a').add('tok-b');
 });
 afterAll(async () => {
   await srv.close();
-  await Promise.all([arxiv.close(), mineru.close(), batch.close()]);
+  await Promise.all([arxiv.close(), mineru.close()]);
 });
 beforeEach(() => {
   h = makeHome();
@@ -312,7 +309,7 @@ describe('contrib parser <id> (single mode)', () => {
 describe('contrib parser (queue mode)', () => {
   const batchFor = async (ids: string[]) => {
     for (let i = 0; i < 1000; i++) {
-      const found = batch.batches.find((b) => ids.every((id) => b.entries.some((e) => e.data_id === id)));
+      const found = mineru.batches.find((b) => ids.every((id) => b.entries.some((e) => e.data_id === id)));
       if (found) return found;
       await new Promise((r) => setTimeout(r, 20));
     }
@@ -321,7 +318,7 @@ describe('contrib parser (queue mode)', () => {
   const entry = (b: Awaited<ReturnType<typeof batchFor>>, id: string) => b.entries.find((e) => e.data_id === id)!;
 
   it('an empty queue → "Nothing to do …", exit 0', async () => {
-    config('', batch.baseUrl);
+    config();
     await login();
     expect(await pks(h, ['contrib', 'parser'])).toMatchObject({
       code: 0,
@@ -332,7 +329,7 @@ describe('contrib parser (queue mode)', () => {
 
   it('one batch: done → uploaded; fatal → claim kept; unclassified → released; exit 1 for the failures', async () => {
     const [a, b, c] = [await paper(), await paper(), await paper()];
-    config('', batch.baseUrl);
+    config();
     await login();
     const run = spawnPks(h, ['contrib', 'parser', '--batch-size', '80']);
     const job = await batchFor([a, b, c]);
@@ -355,7 +352,7 @@ describe('contrib parser (queue mode)', () => {
 
   it('a daily-limit failure in the batch: every held claim released, exit 75', async () => {
     const [a, b] = [await paper(), await paper()];
-    config('', batch.baseUrl);
+    config();
     await login();
     const run = spawnPks(h, ['contrib', 'parser']);
     const job = await batchFor([a, b]);
@@ -370,9 +367,9 @@ describe('contrib parser (queue mode)', () => {
 
   it('daily limit at batch submit on every token → every claim released, exit 75', async () => {
     const [a, b] = [await paper(), await paper()];
-    config('', batch.baseUrl, '[tok-a, tok-b]');
+    config('', mineru.baseUrl, '[tok-a, tok-b]');
     await login();
-    batch.createFailures.push({ code: -60018, msg: 'limit' }, { code: 'x', msg: '', status: 429 });
+    mineru.batchCreateFailures.push({ code: -60018, msg: 'limit' }, { code: 'x', msg: '', status: 429 });
     const result = await pks(h, ['contrib', 'parser']);
     expect(result.code).toBe(75);
     expect(await claimOf(a)).toMatchObject({ claimed: false });
@@ -381,7 +378,7 @@ describe('contrib parser (queue mode)', () => {
 
   it('SIGINT while the batch runs: every claim released, exit 130', async () => {
     const [a, b] = [await paper(), await paper()];
-    config('', batch.baseUrl);
+    config();
     await login();
     const run = spawnPks(h, ['contrib', 'parser']);
     await batchFor([a, b]);
@@ -398,12 +395,12 @@ describe('contrib parser (queue mode)', () => {
 describe('contrib parser --watch', () => {
   it('processes, sleeps, reports an empty queue once, and exits 0 after the first SIGINT', async () => {
     const a = await paper();
-    config('', batch.baseUrl);
+    config();
     await login();
     const run = spawnPks(h, ['contrib', 'parser', '--watch', '--watch-interval', '1']);
     const job = await (async () => {
       for (;;) {
-        const found = batch.batches.find((b) => b.entries.some((e) => e.data_id === a));
+        const found = mineru.batches.find((b) => b.entries.some((e) => e.data_id === a));
         if (found) return found;
         await new Promise((r) => setTimeout(r, 20));
       }
@@ -423,9 +420,9 @@ describe('contrib parser --watch', () => {
 
   it('after a daily-limit pass it sleeps until 00:01 local tomorrow, saying when; a signal then exits 0', async () => {
     const a = await paper();
-    config('', batch.baseUrl);
+    config();
     await login();
-    batch.createFailures.push({ code: -60018, msg: 'daily task limit reached' });
+    mineru.batchCreateFailures.push({ code: -60018, msg: 'daily task limit reached' });
     const run = spawnPks(h, ['contrib', 'parser', '--watch']);
     await waitForOutput(run, (o) =>
       /\[daily-limit\] parser quota exhausted; sleeping until \d{4}-\d\d-\d\d \d\d:\d\d local\.\n/.test(o.stderr),
@@ -439,7 +436,7 @@ describe('contrib parser --watch', () => {
 
   it('a second signal during a pass releases the held claims, exit 130', async () => {
     const a = await paper();
-    config('', batch.baseUrl);
+    config();
     await login();
     const run = spawnPks(h, ['contrib', 'parser', '--watch']);
     await waitForOutput(run, (o) => o.stderr.includes('Batch progress:'));

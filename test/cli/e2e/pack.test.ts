@@ -1,19 +1,21 @@
 /**
- * Distribution: the `npm pack` tarball installs `pks` and `pksd` into an empty prefix (`npm install -g`), and
- * both run from there. Needs the npm registry (or a warm npm cache) and a build (`npm run build`).
+ * Distribution: the `npm pack` tarball installs `pks` and `pksd` into an empty prefix (`npm install -g`); both run
+ * from there, and the installed `pksd serve` starts (its native SQLite binding was built) and answers its health
+ * check. Needs the npm registry (or a warm npm cache) and a build (`npm run build`).
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
+import { startInstalledPksd } from '../support/installed.js';
 import { REPO_ROOT } from '../support/pks.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pks-pack-'));
 afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('npm pack → npm install -g', () => {
-  it('installs pks and pksd into an empty prefix; both print their versions', () => {
+  it('installs pks and pksd into an empty prefix; both print their versions; pksd serve answers /api/health', async () => {
     const env = {
       ...process.env,
       NPM_CONFIG_UPDATE_NOTIFIER: 'false',
@@ -33,18 +35,31 @@ describe('npm pack → npm install -g', () => {
     execFileSync(
       'npm',
       ['install', '-g', '--prefix', prefix, '--prefer-offline', '--loglevel=error', path.join(dir, name)],
-      {
-        env,
-        stdio: 'ignore',
-      },
+      { env, stdio: 'ignore' },
     );
-    expect(readdirSync(path.join(prefix, 'bin')).sort()).toEqual(['pks', 'pksd']);
-    const clean = { PATH: `${path.join(prefix, 'bin')}:/usr/bin:/bin`, HOME: dir };
+    const bin = path.join(prefix, 'bin');
+    expect(readdirSync(bin).sort()).toEqual(['pks', 'pksd']);
+    expect(
+      existsSync(
+        path.join(prefix, 'lib/node_modules/pks/node_modules/better-sqlite3/build/Release/better_sqlite3.node'),
+      ),
+    ).toBe(true);
+    const clean = { PATH: `${bin}:/usr/bin:/bin`, HOME: dir };
     expect(execFileSync('pks', ['--version'], { env: clean, cwd: dir, encoding: 'utf8' })).toMatch(
       /^pks \d+\.\d+\.\d+\n$/,
     );
     expect(execFileSync('pksd', ['--version'], { env: clean, cwd: dir, encoding: 'utf8' })).toMatch(
       /^pksd version \d+\.\d+\.\d+\n$/,
     );
+    const serveDir = path.join(dir, 'serve');
+    mkdirSync(serveDir);
+    const server = await startInstalledPksd(bin, serveDir);
+    try {
+      const res = await fetch(`${server.url}/api/health`);
+      expect(res.status).toBe(200);
+      expect(((await res.json()) as { data: { status: string } }).data.status).toBe('healthy');
+    } finally {
+      await server.stop();
+    }
   }, 600_000);
 });

@@ -2,7 +2,7 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { startMineruBatchDouble } from '../support/mineru-batch.js';
+import { startMineruDouble } from '../../support/upstreams/mineru.js';
 import { loginWithToken, makeHome, pks, spawnPks, waitForOutput, writeConfig, type PksHome } from '../support/pks.js';
 import { snapshot, startServerDouble, type ServerDouble } from '../support/server-double.js';
 
@@ -117,7 +117,7 @@ describe('exit codes (§16.7)', () => {
   });
 
   it('75 and 130: the parser quota, and an interrupt (every claim released both times)', async () => {
-    const mineru = await startMineruBatchDouble();
+    const mineru = await startMineruDouble();
     try {
       mineru.tokens.add('tok-1234567890');
       await loginWithToken(h, api.baseUrl, 'pat_exit_codes_1');
@@ -147,7 +147,7 @@ describe('exit codes (§16.7)', () => {
       });
       const release = `/api/papers/2501.00010v1/parser-claim/${'c'.repeat(32)}`;
       api.on('DELETE', release, { status: 204 });
-      mineru.createFailures.push({ code: -60018, msg: 'daily limit' });
+      mineru.batchCreateFailures.push({ code: -60018, msg: 'daily limit' });
       expect((await pks(h, ['contrib', 'parser'])).code).toBe(75);
       expect(api.calls('DELETE', release)).toHaveLength(1);
       const run = spawnPks(h, ['contrib', 'parser']);

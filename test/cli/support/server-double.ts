@@ -1,7 +1,9 @@
 /**
- * A controllable stand-in for the pks server routes the real server does not have yet (paper access §11,
- * ingest §10): tests script the answers per method and path. Every answer carries `X-Svc-Server-Version`
- * (settable, for the version-check tests) like the real server.
+ * A controllable stand-in for the pks server routes of paper access (§11) and ingest (§10): tests script the
+ * answers per method and path. The real routes are exercised in paper-server.test.ts and ingest-server.test.ts;
+ * this double covers what a real server cannot be driven into on demand (`none` or `unavailable` while polling, a
+ * failing post-cache GET, status-URL fallbacks, a `cancelled` task, exact eta lines, a newer server version). Every
+ * answer carries `X-Svc-Server-Version` (settable, for the version-check tests) like the real server.
  */
 import {
   sendJson,

@@ -10,7 +10,7 @@ import { defaultSubdir } from '../../../src/cli/commands/wiki/create.js';
 import { shortSnippet } from '../../../src/cli/commands/wiki/search.js';
 import { retryAfterSeconds } from '../../../src/cli/http/api-client.js';
 import { isNewerServer, majorMinor } from '../../../src/cli/http/version-gate.js';
-import { classifyParserFailure, classifyText } from '../../../src/cli/parser/classify.js';
+import { classifyParserError, classifyParserText } from '../../../src/shared/parser-errors.js';
 import { KeyRing, nextLocal0001 } from '../../../src/cli/parser/key-ring.js';
 
 describe('§16.1 files', () => {
@@ -141,13 +141,13 @@ describe('§16.5 contributor rules', () => {
     [{ httpStatus: 408, code: null, message: '' }, 'retryable'],
     [{ httpStatus: null, code: null, message: 'ECONNRESET', network: true }, 'retryable'],
     [{ httpStatus: 400, code: 7, message: 'odd' }, 'unclassified'],
-  ])('classify %j → %s', (failure, kind) => expect(classifyParserFailure(failure)).toBe(kind));
+  ])('classify %j → %s', (failure, kind) => expect(classifyParserError(failure)).toBe(kind));
 
   it('err_msg texts: page/size limits are fatal, quota words are daily limits', () => {
-    expect(classifyText('文件大小超过限制')).toBe('fatal');
-    expect(classifyText('今日额度已用完')).toBe('daily_limit');
-    expect(classifyText('try again TOMORROW')).toBe('daily_limit');
-    expect(classifyText('internal error')).toBe('unclassified');
+    expect(classifyParserText('文件大小超过限制')).toBe('fatal');
+    expect(classifyParserText('今日额度已用完')).toBe('daily_limit');
+    expect(classifyParserText('try again TOMORROW')).toBe('daily_limit');
+    expect(classifyParserText('internal error')).toBe('unclassified');
   });
 
   it('key ring: round-robin; a cooled token waits until 00:01 local of the next day', () => {

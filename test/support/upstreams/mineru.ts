@@ -39,11 +39,35 @@ export interface MineruTask {
   zip: Buffer | null;
 }
 
+/** One file of a batch (the client's queue mode); tests move it along by setting `state`, `err_msg` and `zip`. */
+export interface BatchEntry {
+  readonly data_id: string;
+  readonly url: string;
+  state: TaskState;
+  err_msg: string;
+  /** Served at the entry's `full_zip_url` once `done`. */
+  zip: Buffer | null;
+}
+
+export interface MineruBatch {
+  readonly batch_id: string;
+  readonly token: string;
+  readonly request: Record<string, unknown>;
+  readonly entries: BatchEntry[];
+}
+
 export interface MineruDouble extends HttpDouble {
   readonly tasks: Map<string, MineruTask>;
+  /** Batches created (`POST /api/v4/extract/task/batch`), in order. */
+  readonly batches: MineruBatch[];
+  /** Envelopes the next batch creations answer with instead of success, in order. */
+  readonly batchCreateFailures: { code: number | string; msg: string; status?: number }[];
   /** Valid bearer tokens; any other token gets code `A0202`. */
   readonly tokens: Set<string>;
-  /** Task creations each token has left today; a token at 0 gets code `-60018` (not listed = unlimited). */
+  /**
+   * Task creations each token has left today (a batch takes one per file); a token at 0 gets code `-60018` (not
+   * listed = unlimited).
+   */
   readonly quota: Map<string, number>;
   /** The script of tasks without a `scripts` entry for their `data_id`. */
   defaultScript: TaskScript;
@@ -78,7 +102,9 @@ export const DONE: TaskScript = { states: ['pending', 'running', 'converting', '
 /**
  * The MinerU cloud API as CONTRACT §12.4 describes it: `POST /api/v4/extract/task` → `{code:0,data:{task_id}}`,
  * `GET /api/v4/extract/task/{id}` → state, `err_msg`, `extract_progress` and `full_zip_url`, `GET
- * /zips/{id}.zip` (no auth) → the result zip. Tasks move one state per poll along their script.
+ * /zips/{id}.zip` (no auth) → the result zip. Tasks move one state per poll along their script. The batch calls
+ * the client uses (`POST /api/v4/extract/task/batch`, `GET /api/v4/extract-results/batch/{id}`, zips at
+ * `/zips/{batch_id}/{data_id}.zip`) report the entries of `batches` as the test sets them.
  */
 export async function startMineruDouble(options: DoubleOptions = {}): Promise<MineruDouble> {
   const tasks = new Map<string, MineruTask>();
@@ -92,6 +118,8 @@ export async function startMineruDouble(options: DoubleOptions = {}): Promise<Mi
     return (entry.length > 1 ? entry.shift() : entry[0]) ?? state.defaultScript;
   };
   const creations: MineruDouble['creations'] = [];
+  const batches: MineruBatch[] = [];
+  const batchCreateFailures: MineruDouble['batchCreateFailures'] = [];
   const state = { defaultScript: DONE, frozen: false };
   let nextCreateFailure: { envelope: { code: number | string; msg: string }; status: number } | null = null;
   let nextPollFailure: { envelope: { code: number | string; msg: string }; status: number } | null = null;
@@ -106,6 +134,13 @@ export async function startMineruDouble(options: DoubleOptions = {}): Promise<Mi
       if (!bytes) return void res.writeHead(404).end();
       res.writeHead(200, { 'content-type': 'application/zip', 'content-length': bytes.length });
       return void res.end(bytes);
+    }
+    const batchZip = /^\/zips\/([^/]+)\/([^/]+)\.zip$/.exec(url.pathname);
+    if (req.method === 'GET' && batchZip) {
+      const entry = batches.find((b) => b.batch_id === batchZip[1])?.entries.find((e) => e.data_id === batchZip[2]);
+      if (!entry?.zip) return void res.writeHead(404).end();
+      res.writeHead(200, { 'content-type': 'application/zip', 'content-length': entry.zip.length });
+      return void res.end(entry.zip);
     }
     const token = /^Bearer (.+)$/.exec(req.headers.authorization ?? '')?.[1];
     if (!token || !tokens.has(token)) return sendJson(res, 200, { code: 'A0202', msg: 'token invalid', data: null });
@@ -138,6 +173,46 @@ export async function startMineruDouble(options: DoubleOptions = {}): Promise<Mi
       };
       tasks.set(task.task_id, task);
       return sendJson(res, 200, { code: 0, msg: 'ok', data: { task_id: task.task_id }, trace_id: randomUUID() });
+    }
+    if (req.method === 'POST' && url.pathname === '/api/v4/extract/task/batch') {
+      const failure = batchCreateFailures.shift();
+      if (failure) return sendJson(res, failure.status ?? 200, { code: failure.code, msg: failure.msg, data: null });
+      const request = JSON.parse(req.body.toString() || '{}') as { files?: { url: string; data_id: string }[] };
+      const files = request.files ?? [];
+      const left = quota.get(token);
+      if (left !== undefined && left <= 0) {
+        return sendJson(res, 200, { code: -60018, msg: 'daily task limit reached', data: null });
+      }
+      if (left !== undefined) quota.set(token, Math.max(0, left - files.length));
+      const batch: MineruBatch = {
+        batch_id: randomUUID(),
+        token,
+        request,
+        entries: files.map((f) => ({ data_id: f.data_id, url: f.url, state: 'waiting-file', err_msg: '', zip: null })),
+      };
+      batches.push(batch);
+      return sendJson(res, 200, { code: 0, msg: 'ok', data: { batch_id: batch.batch_id }, trace_id: randomUUID() });
+    }
+    const batchGet = /^\/api\/v4\/extract-results\/batch\/([^/]+)$/.exec(url.pathname);
+    if (req.method === 'GET' && batchGet) {
+      const batch = batches.find((b) => b.batch_id === batchGet[1]);
+      if (!batch || batch.token !== token) {
+        return sendJson(res, 200, { code: -60012, msg: 'task not found', data: null });
+      }
+      return sendJson(res, 200, {
+        code: 0,
+        msg: 'ok',
+        data: {
+          batch_id: batch.batch_id,
+          extract_result: batch.entries.map((e) => ({
+            file_name: `${e.data_id}.pdf`,
+            data_id: e.data_id,
+            state: e.state,
+            full_zip_url: e.state === 'done' ? `${base}/zips/${batch.batch_id}/${e.data_id}.zip` : '',
+            err_msg: e.err_msg,
+          })),
+        },
+      });
     }
     const get = /^\/api\/v4\/extract\/task\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'GET' && get) {
@@ -186,6 +261,8 @@ export async function startMineruDouble(options: DoubleOptions = {}): Promise<Mi
   return {
     ...double,
     tasks,
+    batches,
+    batchCreateFailures,
     tokens,
     quota,
     scripts,

@@ -1,5 +1,6 @@
 /**
- * The MinerU error classifier (CONTRACT §12.4): first matching rule wins; codes may be numbers or strings.
+ * The MinerU error classifier (CONTRACT §12.4): first matching rule wins; codes may be numbers or strings. One copy
+ * for the server's conversions and the client's `contrib parser`.
  */
 
 export type ParserErrorClass = 'daily_limit' | 'retryable' | 'fatal' | 'unclassified';
