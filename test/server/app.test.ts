@@ -134,7 +134,7 @@ describe('public endpoints', () => {
     expect(failure?.stderr).toContain('Node.js >= 20 is required');
   });
 
-  it('the installer installs the npm package (or a tarball) with npm and prints next steps', async () => {
+  it('the installer installs the server package tarball (or a version, or a tarball) and prints next steps', async () => {
     const script = await (await srv.fetch('/install-pksd.sh')).text();
     const dir = mkdtempSync(path.join(os.tmpdir(), 'installer-run-'));
     const bin = path.join(dir, 'bin');
@@ -166,7 +166,7 @@ describe('public endpoints', () => {
     expect(tarball).toBe('');
     const calls = readFileSync(path.join(dir, 'npm-args'), 'utf8').trim().split('\n');
     expect(calls).toEqual([
-      `install --prefix ${path.join(dir, 'opt')} --no-fund --no-audit pks@${VERSION}`,
+      `install --prefix ${path.join(dir, 'opt')} --no-fund --no-audit ${srv.url}/dist/pks-${VERSION}.tgz`,
       `install --prefix ${path.join(dir, 'opt')} --no-fund --no-audit pks@9.9.9`,
       `install --prefix ${path.join(dir, '.local')} --no-fund --no-audit ${path.join(dir, 'pks.tgz')}`,
     ]);
