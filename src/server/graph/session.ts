@@ -69,6 +69,24 @@ export function writeTx<T>(graph: GraphClient, work: (tx: Transaction) => Promis
 }
 
 /**
+ * `work`, or a rejection after `ms`: a server that stops answering on an open connection (a frozen process, a
+ * silent network) otherwise keeps a caller waiting forever, since the driver's timeouts cover only connecting.
+ * The abandoned work settles on its own later (its session is closed then).
+ */
+export async function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what}: no answer from the graph within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([work, deadline]);
+  } finally {
+    clearTimeout(timer);
+    work.catch(() => undefined);
+  }
+}
+
+/**
  * Whether a driver error means "the graph cannot be reached" (connection refused, lost, timed out, no server
  * available) rather than a problem with the statement.
  */

@@ -6,11 +6,15 @@ import type { Logger } from 'pino';
 import type { VersionedPreprintId } from '../../shared/ids.js';
 import type { GraphClient } from '../graph/driver.js';
 import { writePaperAssets } from '../graph/paper-assets.js';
+import { withDeadline } from '../graph/session.js';
 import type { RowMutation } from './index/row.js';
 import { PaperIndex } from './paper-index.js';
 import { paperAssetProperties } from './paper-node.js';
 
 export { PaperIndex };
+
+/** An upload waits at most this long for the graph before answering with the catalog sync deferred. */
+const WRITE_THROUGH_DEADLINE_MS = 10_000;
 
 /** Index + graph write-through. */
 export class Catalog {
@@ -31,10 +35,8 @@ export class Catalog {
     if (this.graph !== null) {
       if (!this.index.available) return true;
       try {
-        await writePaperAssets(this.graph, {
-          id: id.versionless,
-          props: paperAssetProperties(this.index.versionsOf(id.versionless), now),
-        });
+        const update = { id: id.versionless, props: paperAssetProperties(this.index.versionsOf(id.versionless), now) };
+        await withDeadline(writePaperAssets(this.graph, update), WRITE_THROUGH_DEADLINE_MS, 'graph write-through');
       } catch (err) {
         this.logger.warn(
           { err: (err as Error).message, preprint_id: id.id },
