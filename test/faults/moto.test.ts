@@ -2,10 +2,10 @@
  * Issue 9, item 9: the object store (moto) stopping under a running pksd — during an upload, and while the server
  * starts. Each case ends with nothing lost and the server serving. Runs the built `bin/pksd` (`npm run build` first).
  */
-import { GetObjectCommand, HeadObjectCommand, S3Client } from '@aws-sdk/client-s3';
+import { GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
 import { afterEach, describe, expect, it } from 'vitest';
-import { createBuckets, MOTO_CREDENTIALS, startMotoProcess, type MotoProcess } from './support/moto-process.js';
+import { createBuckets, motoS3Client, startMotoProcess, type MotoProcess } from './support/moto-process.js';
 import {
   AUTH,
   heldUpload,
@@ -38,12 +38,7 @@ async function pksd(settings: Record<string, string>, options?: Parameters<typeo
 
 /** The stored bytes of `key` in the pdf bucket, or `null` when there is no such object. */
 async function storedPdf(m: MotoProcess, settings: Record<string, string>, key: string): Promise<Buffer | null> {
-  const client = new S3Client({
-    endpoint: m.endpoint,
-    region: MOTO_CREDENTIALS.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: MOTO_CREDENTIALS.accessKeyId, secretAccessKey: MOTO_CREDENTIALS.secretAccessKey },
-  });
+  const client = motoS3Client(m);
   try {
     const out = await client.send(new GetObjectCommand({ Bucket: settings['SVC_OBJ_BUCKET_PDF'], Key: key }));
     return Buffer.from(await out.Body!.transformToByteArray());
@@ -56,12 +51,7 @@ async function storedPdf(m: MotoProcess, settings: Record<string, string>, key: 
 }
 
 async function indexExists(m: MotoProcess, settings: Record<string, string>): Promise<boolean> {
-  const client = new S3Client({
-    endpoint: m.endpoint,
-    region: MOTO_CREDENTIALS.region,
-    forcePathStyle: true,
-    credentials: { accessKeyId: MOTO_CREDENTIALS.accessKeyId, secretAccessKey: MOTO_CREDENTIALS.secretAccessKey },
-  });
+  const client = motoS3Client(m);
   try {
     await client.send(new HeadObjectCommand({ Bucket: settings['SVC_OBJ_BUCKET_PDF'], Key: 'index/papers.parquet' }));
     return true;

@@ -12,7 +12,8 @@ import {
   EXIT_OK,
   messageOf,
   parseChoiceFlag,
-  readTextFile,
+  stringFlag,
+  readInputText,
   writeText,
   type QuantumIO,
 } from './common.js';
@@ -30,8 +31,8 @@ export function parseCodegenOptions(input: string, o: Record<string, unknown>): 
   return {
     input,
     backend: parseChoiceFlag('--backend', o.backend ?? 'qiskit', CODEGEN_BACKENDS),
-    output: typeof o.output === 'string' ? o.output : undefined,
-    description: typeof o.description === 'string' ? o.description : undefined,
+    output: stringFlag(o.output),
+    description: stringFlag(o.description),
   };
 }
 
@@ -40,18 +41,11 @@ export async function runCodegen(
   io: QuantumIO,
   deps: { now?: () => Date } = {},
 ): Promise<number> {
-  const file = await readTextFile(options.input);
-  if (!file.ok) {
-    io.stderr(
-      file.reason === 'missing'
-        ? `Error: Input file not found: ${options.input}\n`
-        : `Error: Input path is not a file: ${options.input}\n`,
-    );
-    return EXIT_FAILURE;
-  }
+  const text = await readInputText(options.input, 'Input', io);
+  if (text === null) return EXIT_FAILURE;
   let ir: QuantumIR;
   try {
-    ir = parseQuantumIR(file.text, { allowBareCircuit: true });
+    ir = parseQuantumIR(text, { allowBareCircuit: true });
   } catch (err) {
     io.stderr(`Error loading Quantum IR: ${messageOf(err)}\n`);
     return EXIT_FAILURE;

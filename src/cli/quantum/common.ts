@@ -36,6 +36,9 @@ export function parseNumberFlag(flag: string, value: unknown, min = -Infinity): 
   return n;
 }
 
+/** A flag's value when it was given as text, else undefined. */
+export const stringFlag = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
 export function parseChoiceFlag<T extends string>(flag: string, value: unknown, choices: readonly T[]): T {
   const text = String(value);
   if (!(choices as readonly string[]).includes(text))
@@ -58,6 +61,18 @@ export async function readTextFile(file: string): Promise<ReadOutcome> {
     return { ok: false, reason: 'missing' };
   }
   return { ok: true, text: await readFile(file, 'utf8') };
+}
+
+/** The text of a command's input file, or null after `Error: <Noun> file not found: …` / `… path is not a file: …`. */
+export async function readInputText(file: string, noun: string, io: QuantumIO): Promise<string | null> {
+  const r = await readTextFile(file);
+  if (r.ok) return r.text;
+  io.stderr(
+    r.reason === 'missing'
+      ? `Error: ${noun} file not found: ${file}\n`
+      : `Error: ${noun} path is not a file: ${file}\n`,
+  );
+  return null;
 }
 
 export const messageOf = (err: unknown): string => (err instanceof Error ? err.message : String(err));

@@ -11,7 +11,15 @@ import {
   type ParamMap,
   type QuantumIR,
 } from '../../quantum/index.js';
-import { EXIT_FAILURE, EXIT_OK, messageOf, QuantumUsageError, writeText, type QuantumIO } from './common.js';
+import {
+  EXIT_FAILURE,
+  EXIT_OK,
+  messageOf,
+  QuantumUsageError,
+  stringFlag,
+  writeText,
+  type QuantumIO,
+} from './common.js';
 
 export interface DesignerOptions {
   /** `undefined` only with `listPrimitives`. */
@@ -51,16 +59,15 @@ export function parseDesignerOptions(input: string | undefined, o: Record<string
     if (kv === null) throw new QuantumUsageError(`-p/--param expects k=v, got '${text}'`);
     params[kv[0]] = kv[1];
   }
-  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   return {
     input,
     optimizationLevel: parseOptimizationLevel(o.optimizationLevel ?? '1'),
-    output: str(o.output),
+    output: stringFlag(o.output),
     visualize: o.visualize === true,
     params,
-    exportQasm: str(o.exportQasm),
-    exportQasm3: str(o.exportQasm3),
-    exportQiskit: str(o.exportQiskit),
+    exportQasm: stringFlag(o.exportQasm),
+    exportQasm3: stringFlag(o.exportQasm3),
+    exportQiskit: stringFlag(o.exportQiskit),
     listPrimitives,
   };
 }

@@ -17,8 +17,9 @@ import {
   EXIT_OK,
   messageOf,
   parseChoiceFlag,
+  stringFlag,
   QuantumUsageError,
-  readTextFile,
+  readInputText,
   writeText,
   type QuantumIO,
 } from './common.js';
@@ -37,14 +38,13 @@ export interface EstimatorOptions {
 export function parseEstimatorOptions(input: string | undefined, o: Record<string, unknown>): EstimatorOptions {
   const demo = o.demo === true;
   if (input === undefined && !demo) throw new QuantumUsageError('a circuit file or --demo is required');
-  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   return {
     input,
     demo,
     format: parseChoiceFlag('--format', o.format ?? 'markdown', ['markdown', 'json', 'both'] as const),
-    output: str(o.output),
-    hardwareParams: str(o.hardwareParams),
-    algorithmName: str(o.algorithmName),
+    output: stringFlag(o.output),
+    hardwareParams: stringFlag(o.hardwareParams),
+    algorithmName: stringFlag(o.algorithmName),
     quiet: o.quiet === true,
   };
 }
@@ -71,17 +71,10 @@ export async function runEstimator(
   }
   let ir: QuantumIR;
   if (options.input !== undefined) {
-    const file = await readTextFile(options.input);
-    if (!file.ok) {
-      io.stderr(
-        file.reason === 'missing'
-          ? `Error: Circuit file not found: ${options.input}\n`
-          : `Error: Circuit path is not a file: ${options.input}\n`,
-      );
-      return EXIT_FAILURE;
-    }
+    const text = await readInputText(options.input, 'Circuit', io);
+    if (text === null) return EXIT_FAILURE;
     try {
-      ir = parseQuantumIR(file.text, { allowBareCircuit: true });
+      ir = parseQuantumIR(text, { allowBareCircuit: true });
     } catch (err) {
       io.stderr(`Error: ${messageOf(err)}\n`);
       return EXIT_FAILURE;

@@ -16,6 +16,7 @@ import {
   EXIT_OK,
   messageOf,
   parseChoiceFlag,
+  stringFlag,
   QuantumUsageError,
   writeText,
   type QuantumIO,
@@ -52,7 +53,7 @@ export function parseExtractorOptions(preprintId: string, o: Record<string, unkn
     preprintId: preprintId.trim(),
     provider,
     model: typeof o.model === 'string' && o.model.trim() !== '' ? o.model : DEFAULT_MODELS[provider],
-    output: typeof o.output === 'string' ? o.output : undefined,
+    output: stringFlag(o.output),
     papersDir: typeof o.papersDir === 'string' ? o.papersDir : './papers',
     verbose: o.verbose === true,
   };

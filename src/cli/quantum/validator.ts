@@ -17,6 +17,7 @@ import {
   EXIT_OK,
   messageOf,
   parseChoiceFlag,
+  stringFlag,
   parseIntFlag,
   parseNumberFlag,
   readTextFile,
@@ -46,16 +47,15 @@ export interface ValidatorOptions {
 
 export function parseValidatorOptions(input: string, o: Record<string, unknown>): ValidatorOptions {
   const format = parseChoiceFlag('-f/--format', o.format ?? 'text', ['text', 'json', 'markdown', 'md'] as const);
-  const str = (v: unknown) => (typeof v === 'string' ? v : undefined);
   return {
     input,
-    reference: str(o.reference),
-    testSuite: str(o.testSuite),
+    reference: stringFlag(o.reference),
+    testSuite: stringFlag(o.testSuite),
     compareWith: String(o.compareWith ?? '')
       .split(',')
       .map((s) => s.trim())
       .filter((s) => s !== ''),
-    checkCodegen: str(o.checkCodegen),
+    checkCodegen: stringFlag(o.checkCodegen),
     method: parseChoiceFlag('--method', o.method ?? 'auto', METHODS),
     nShots: parseIntFlag('--n-shots', o.nShots ?? '1024', 1, 100_000_000),
     seed: parseIntFlag('--seed', o.seed ?? '1234', 0, 0xffffffff),
@@ -63,7 +63,7 @@ export function parseValidatorOptions(input: string, o: Record<string, unknown>)
     tolerance: parseNumberFlag('--tolerance', o.tolerance ?? '1e-9', 0),
     matrixSizeLimit: parseIntFlag('--matrix-size-limit', o.matrixSizeLimit ?? '10', 1, MAX_UNITARY_QUBITS),
     format: format === 'md' ? 'markdown' : format,
-    output: str(o.output),
+    output: stringFlag(o.output),
     verbose: o.verbose === true,
     quiet: o.quiet === true,
     skipEquivalence: o.skipEquivalence === true,

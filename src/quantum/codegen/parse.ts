@@ -6,6 +6,8 @@ import { InvalidInputError } from '../../shared/domain-errors.js';
 import { gate, measure } from '../ir/build.js';
 import type { Circuit, Gate } from '../ir/types.js';
 import type { Backend } from './generate.js';
+import { byName, FIXED_ONE_QUBIT_LOWER, SHARED_LOWER } from './gate-names.js';
+import { QPANDA_FIXED_ONE_QUBIT } from './qpanda.js';
 import { QISKIT_GATE_CLASS } from './qiskit.js';
 
 export interface ParsedProgram {
@@ -99,18 +101,7 @@ function finish(reg: Registers, gates: Gate[]): Circuit {
   };
 }
 
-const QISKIT_ONE: Readonly<Record<string, string>> = {
-  id: 'I',
-  h: 'H',
-  x: 'X',
-  y: 'Y',
-  z: 'Z',
-  s: 'S',
-  sdg: 'SDG',
-  t: 'T',
-  tdg: 'TDG',
-  sx: 'SX',
-};
+const QISKIT_ONE = byName(FIXED_ONE_QUBIT_LOWER);
 const QISKIT_ROT: Readonly<Record<string, string>> = { rx: 'RX', ry: 'RY', rz: 'RZ', p: 'P' };
 const QISKIT_C1: Readonly<Record<string, string>> = { ch: 'H', cy: 'Y', csx: 'SX' };
 const QISKIT_CROT: Readonly<Record<string, string>> = { crx: 'RX', cry: 'RY', crz: 'RZ', cp: 'P' };
@@ -220,16 +211,6 @@ function qiskitCall(method: string, args: string[], lineNo: number, line: string
   lineError(lineNo, line);
 }
 
-const QPANDA_ONE: Readonly<Record<string, string>> = {
-  I: 'I',
-  H: 'H',
-  X: 'X',
-  Y: 'Y',
-  Z: 'Z',
-  S: 'S',
-  T: 'T',
-  SX: 'SX',
-};
 const QPANDA_ROT: Readonly<Record<string, string>> = { RX: 'RX', RY: 'RY', RZ: 'RZ', U1: 'P', U3: 'U' };
 const QPANDA_QUBIT = /^qubits\[(\d+)\]$/;
 
@@ -297,7 +278,7 @@ function qpandaGate(
       controls,
     );
   }
-  const one = QPANDA_ONE[name];
+  const one = QPANDA_FIXED_ONE_QUBIT[name];
   if (one !== undefined) {
     arity(1);
     const base = dagger ? `${one}DG` : one;
@@ -313,22 +294,7 @@ function qpandaGate(
   lineError(lineNo, line);
 }
 
-const QASM_ONE: Readonly<Record<string, string>> = {
-  id: 'I',
-  h: 'H',
-  x: 'X',
-  y: 'Y',
-  z: 'Z',
-  s: 'S',
-  sdg: 'SDG',
-  t: 'T',
-  tdg: 'TDG',
-  sx: 'SX',
-  rx: 'RX',
-  ry: 'RY',
-  rz: 'RZ',
-  swap: 'SWAP',
-};
+const QASM_ONE = byName(SHARED_LOWER);
 
 /** name → [base, fixed controls] for the version's vocabulary. */
 function qasmVocabulary(version: 2 | 3): Readonly<Record<string, [string, number]>> {

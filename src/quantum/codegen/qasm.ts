@@ -1,47 +1,19 @@
 /** OpenQASM 2.0 and 3 generators (CONTRACT §17.4); OpenQASM 2.0 uses the names of Qiskit's `qelib1.inc`. */
 import { InvalidInputError } from '../../shared/domain-errors.js';
 import { commentText, formatAngle, gateForm, type CodegenInput } from './forms.js';
+import { SHARED_LOWER, SHARED_SINGLE_CONTROL } from './gate-names.js';
 
 export type QasmVersion = 2 | 3;
-
-const LOWER: Readonly<Record<string, string>> = {
-  I: 'id',
-  H: 'h',
-  X: 'x',
-  Y: 'y',
-  Z: 'z',
-  S: 's',
-  SDG: 'sdg',
-  T: 't',
-  TDG: 'tdg',
-  SX: 'sx',
-  RX: 'rx',
-  RY: 'ry',
-  RZ: 'rz',
-  SWAP: 'swap',
-};
 
 /** Base gate names with no control, per version (P and U differ). */
 function plainName(base: string, version: QasmVersion): string {
   if (base === 'P') return version === 2 ? 'u1' : 'p';
   if (base === 'U') return version === 2 ? 'u3' : 'U';
-  return LOWER[base]!;
+  return SHARED_LOWER[base]!;
 }
 
 /** OpenQASM 2.0 names for exactly one control. */
-const QASM2_CONTROLLED: Readonly<Record<string, string>> = {
-  X: 'cx',
-  Z: 'cz',
-  H: 'ch',
-  Y: 'cy',
-  SX: 'csx',
-  RX: 'crx',
-  RY: 'cry',
-  RZ: 'crz',
-  P: 'cu1',
-  U: 'cu3',
-  SWAP: 'cswap',
-};
+const QASM2_CONTROLLED: Readonly<Record<string, string>> = { ...SHARED_SINGLE_CONTROL, P: 'cu1', U: 'cu3' };
 
 /** Gates that take `ctrl @` in OpenQASM 3 (one control); X and Z use `cx`/`cz`. */
 const QASM3_SINGLE_CTRL = new Set(['H', 'Y', 'SX', 'RX', 'RY', 'RZ', 'P', 'U', 'SWAP']);

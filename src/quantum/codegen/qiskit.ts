@@ -1,39 +1,11 @@
 /** Qiskit program generator (CONTRACT §17.4, "Qiskit" column). */
 import { docstringText, formatAngle, gateForm, pyString, type CodegenInput } from './forms.js';
+import { SHARED_LOWER, SHARED_SINGLE_CONTROL } from './gate-names.js';
 
-const ONE_QUBIT_METHOD: Readonly<Record<string, string>> = {
-  I: 'id',
-  H: 'h',
-  X: 'x',
-  Y: 'y',
-  Z: 'z',
-  S: 's',
-  SDG: 'sdg',
-  T: 't',
-  TDG: 'tdg',
-  SX: 'sx',
-  RX: 'rx',
-  RY: 'ry',
-  RZ: 'rz',
-  P: 'p',
-  U: 'u',
-  SWAP: 'swap',
-};
+const ONE_QUBIT_METHOD: Readonly<Record<string, string>> = { ...SHARED_LOWER, P: 'p', U: 'u' };
 
 /** Methods for exactly one control. */
-const CONTROLLED_METHOD: Readonly<Record<string, string>> = {
-  X: 'cx',
-  Z: 'cz',
-  H: 'ch',
-  Y: 'cy',
-  SX: 'csx',
-  RX: 'crx',
-  RY: 'cry',
-  RZ: 'crz',
-  P: 'cp',
-  U: 'cu',
-  SWAP: 'cswap',
-};
+const CONTROLLED_METHOD: Readonly<Record<string, string>> = { ...SHARED_SINGLE_CONTROL, P: 'cp', U: 'cu' };
 
 /** `qiskit.circuit.library` classes for `append(<Gate>(…).control(k), …)`. */
 export const QISKIT_GATE_CLASS: Readonly<Record<string, string>> = {

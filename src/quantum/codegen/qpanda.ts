@@ -7,7 +7,8 @@ import { InvalidInputError } from '../../shared/domain-errors.js';
 import { gateQubits } from '../ir/metrics.js';
 import { docstringText, formatAngle, gateForm, type CodegenInput } from './forms.js';
 
-const NAME: Readonly<Record<string, string>> = {
+/** One-qubit gates without angles that QPanda spells as pks does (the reader parses them back). */
+export const QPANDA_FIXED_ONE_QUBIT: Readonly<Record<string, string>> = {
   I: 'I',
   H: 'H',
   X: 'X',
@@ -16,10 +17,9 @@ const NAME: Readonly<Record<string, string>> = {
   S: 'S',
   T: 'T',
   SX: 'SX',
-  RX: 'RX',
-  RY: 'RY',
-  RZ: 'RZ',
 };
+
+const NAME: Readonly<Record<string, string>> = { ...QPANDA_FIXED_ONE_QUBIT, RX: 'RX', RY: 'RY', RZ: 'RZ' };
 
 const q = (i: number): string => `qubits[${i}]`;
 

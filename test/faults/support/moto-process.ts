@@ -3,11 +3,11 @@
  * in-memory state), kill it, and start a new one on the same address the server is configured with. The harness in
  * test/support/moto.ts picks the port itself and hides the process; this wrapper adds those two things only.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { freePort } from '../../support/free-port.js';
 import { VENV_PYTHON } from '../../support/python.js';
-import { isRunning, killHard, until } from './processes.js';
+import { isRunning, startFaultProcess, until, type FaultProcess } from './processes.js';
 
 // As in test/support/moto.ts: exit when stdin closes, so the server dies with the test process.
 const MOTO_MAIN = `
@@ -20,23 +20,12 @@ threading.Thread(target=exit_on_stdin_eof, daemon=True).start()
 main(sys.argv[1:])
 `;
 
-export interface MotoProcess {
+export interface MotoProcess extends FaultProcess {
   readonly endpoint: string;
   readonly port: number;
-  /** The current process (replaced by `restart`). */
-  readonly child: ChildProcess;
-  /** SIGSTOP: the store stops answering but keeps its objects. */
-  freeze(): void;
-  /** SIGCONT. */
-  thaw(): void;
-  /** SIGKILL: the store and every object in it are gone. */
-  kill(): Promise<void>;
-  /** A new, empty moto on the same port (after `kill`). */
-  restart(): Promise<void>;
-  stop(): Promise<void>;
 }
 
-export const MOTO_CREDENTIALS = { accessKeyId: 'testing', secretAccessKey: 'testing', region: 'us-east-1' } as const;
+const MOTO_CREDENTIALS = { accessKeyId: 'testing', secretAccessKey: 'testing', region: 'us-east-1' } as const;
 
 async function answers(endpoint: string): Promise<boolean> {
   try {
@@ -47,50 +36,42 @@ async function answers(endpoint: string): Promise<boolean> {
   }
 }
 
+/** `freeze` keeps moto's objects; `kill` loses them and `restart` brings up an empty moto on the same port. */
 export async function startMotoProcess(): Promise<MotoProcess> {
   const port = await freePort();
   const endpoint = `http://127.0.0.1:${port}`;
-  let child: ChildProcess;
-  const launch = async (): Promise<void> => {
-    child = spawn(VENV_PYTHON, ['-c', MOTO_MAIN, '-H', '127.0.0.1', '-p', String(port)], {
-      stdio: ['pipe', 'ignore', 'ignore'],
-      env: { ...process.env, PYTHONUNBUFFERED: '1' },
-    });
-    child.stdin!.on('error', () => undefined);
-    await until('moto to answer', async () => {
-      if (!isRunning(child)) throw new Error('moto exited before it answered');
-      return answers(endpoint);
-    });
-  };
-  await launch();
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  return {
-    endpoint,
-    port,
-    get child() {
+  const controls = await startFaultProcess(
+    () => {
+      const child = spawn(VENV_PYTHON, ['-c', MOTO_MAIN, '-H', '127.0.0.1', '-p', String(port)], {
+        stdio: ['pipe', 'ignore', 'ignore'],
+        env: { ...process.env, PYTHONUNBUFFERED: '1' },
+      });
+      child.stdin!.on('error', () => undefined);
       return child;
     },
-    freeze: () => void child.kill('SIGSTOP'),
-    thaw: () => void child.kill('SIGCONT'),
-    kill: () => killHard(child),
-    restart: launch,
-    async stop() {
-      process.removeListener('exit', killOnExit);
-      child.kill('SIGCONT');
-      await killHard(child);
-    },
-  };
+    (child) =>
+      until('moto to answer', async () => {
+        if (!isRunning(child)) throw new Error('moto exited before it answered');
+        return answers(endpoint);
+      }),
+  );
+  // Object.assign keeps the `child` getter (a spread would copy its current value).
+  return Object.assign(controls, { endpoint, port });
 }
 
-/** Creates the three asset buckets named `<prefix>-pdf`, `-md`, `-img`; returns pksd's settings for them. */
-export async function createBuckets(moto: MotoProcess, prefix: string): Promise<Record<string, string>> {
-  const client = new S3Client({
+/** An S3 client for `moto`; the caller destroys it. */
+export function motoS3Client(moto: MotoProcess): S3Client {
+  return new S3Client({
     endpoint: moto.endpoint,
     region: MOTO_CREDENTIALS.region,
     forcePathStyle: true,
     credentials: { accessKeyId: MOTO_CREDENTIALS.accessKeyId, secretAccessKey: MOTO_CREDENTIALS.secretAccessKey },
   });
+}
+
+/** Creates the three asset buckets named `<prefix>-pdf`, `-md`, `-img`; returns pksd's settings for them. */
+export async function createBuckets(moto: MotoProcess, prefix: string): Promise<Record<string, string>> {
+  const client = motoS3Client(moto);
   try {
     for (const kind of ['pdf', 'md', 'img'])
       await client.send(new CreateBucketCommand({ Bucket: `${prefix}-${kind}` }));

@@ -4,78 +4,60 @@
  * does. The harness in test/support/neo4j.ts picks both itself and removes the data on stop; this wrapper runs the
  * same launcher with the same JVM flags.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { REPO_ROOT } from '../../support/server.js';
 import { freePort } from '../../support/free-port.js';
-import { isRunning, killHard, until } from './processes.js';
+import { isRunning, startFaultProcess, until, type FaultProcess } from './processes.js';
 
 const TARGET = path.join(REPO_ROOT, 'test/support/neo4j/target');
 const JAR = path.join(TARGET, 'neo4j-launcher.jar');
 const CDS_ARCHIVE = path.join(TARGET, 'neo4j.jsa');
 
-export interface Neo4jProcess {
+export interface Neo4jProcess extends FaultProcess {
   readonly boltUri: string;
-  readonly child: ChildProcess;
-  freeze(): void;
-  thaw(): void;
-  kill(): Promise<void>;
-  /** Starts Neo4j again on the same port with the same data directory (after `kill`). */
-  restart(): Promise<void>;
-  /** Kills it and removes the data directory. */
-  stop(): Promise<void>;
 }
 
+/** `restart` starts Neo4j again on the same port with the same data directory; `stop` removes that directory. */
 export async function startNeo4jProcess(): Promise<Neo4jProcess> {
   if (!existsSync(JAR)) throw new Error(`${JAR} is missing: run scripts/install-test-deps.sh`);
   const port = await freePort();
   const home = await mkdtemp(path.join(os.tmpdir(), 'pks-fault-neo4j-'));
-  let child: ChildProcess;
-  const launch = async (): Promise<void> => {
-    const jvm = [
-      ...(existsSync(CDS_ARCHIVE) ? [`-XX:SharedArchiveFile=${CDS_ARCHIVE}`] : []),
-      '-Xlog:disable',
-      '-Xlog:all=error:stderr',
-      '-Xms512m',
-      '-Xmx512m',
-      '-XX:+UseSerialGC',
-      '-XX:TieredStopAtLevel=1',
-      '--add-opens=java.base/java.nio=ALL-UNNAMED',
-    ];
-    child = spawn('java', [...jvm, '-jar', JAR, String(port), home], { stdio: ['pipe', 'pipe', 'pipe'] });
-    child.stdin!.on('error', () => undefined);
-    let output = '';
-    child.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-16_000)));
-    child.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-16_000)));
-    await until(
-      'Neo4j to be ready',
-      () => {
-        if (!isRunning(child)) throw new Error(`Neo4j exited before it was ready:\n${output}`);
-        return output.includes('NEO4J_READY');
-      },
-      120_000,
-      100,
-    );
-  };
-  await launch();
-  const killOnExit = () => child.kill('SIGKILL');
-  process.once('exit', killOnExit);
-  return {
-    boltUri: `bolt://127.0.0.1:${port}`,
-    get child() {
+  let output = '';
+  const controls = await startFaultProcess(
+    () => {
+      const jvm = [
+        ...(existsSync(CDS_ARCHIVE) ? [`-XX:SharedArchiveFile=${CDS_ARCHIVE}`] : []),
+        '-Xlog:disable',
+        '-Xlog:all=error:stderr',
+        '-Xms512m',
+        '-Xmx512m',
+        '-XX:+UseSerialGC',
+        '-XX:TieredStopAtLevel=1',
+        '--add-opens=java.base/java.nio=ALL-UNNAMED',
+      ];
+      const child = spawn('java', [...jvm, '-jar', JAR, String(port), home], { stdio: ['pipe', 'pipe', 'pipe'] });
+      child.stdin!.on('error', () => undefined);
+      output = '';
+      child.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-16_000)));
+      child.stderr!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-16_000)));
       return child;
     },
-    freeze: () => void child.kill('SIGSTOP'),
-    thaw: () => void child.kill('SIGCONT'),
-    kill: () => killHard(child),
-    restart: launch,
-    async stop() {
-      process.removeListener('exit', killOnExit);
-      await killHard(child);
-      await rm(home, { recursive: true, force: true });
-    },
-  };
+    (child) =>
+      until(
+        'Neo4j to be ready',
+        () => {
+          if (!isRunning(child)) throw new Error(`Neo4j exited before it was ready:\n${output}`);
+          return output.includes('NEO4J_READY');
+        },
+        120_000,
+        100,
+      ),
+    () => rm(home, { recursive: true, force: true }),
+  );
+  // Object.assign keeps the `child` getter (a spread would copy its current value).
+  return Object.assign(controls, { boltUri: `bolt://127.0.0.1:${port}` });
 }

@@ -35,3 +35,54 @@ export async function killHard(child: ChildProcess): Promise<void> {
   child.kill('SIGKILL');
   await done;
 }
+
+/** A service process a fault test stops, kills and starts again on the same address. */
+export interface FaultProcess {
+  /** The current process (replaced by `restart`). */
+  readonly child: ChildProcess;
+  /** SIGSTOP: the service stops answering but keeps its state. */
+  freeze(): void;
+  /** SIGCONT. */
+  thaw(): void;
+  /** SIGKILL: whatever the service held only in memory is gone. */
+  kill(): Promise<void>;
+  /** A new process with the same settings (after `kill`). */
+  restart(): Promise<void>;
+  /** Kills it for good and runs the wrapper's own cleanup. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Starts `spawnService()` and waits for `ready(child)`; `restart` does both again. The process is killed when the
+ * test process exits, in case `stop` is never reached.
+ */
+export async function startFaultProcess(
+  spawnService: () => ChildProcess,
+  ready: (child: ChildProcess) => Promise<void>,
+  cleanup: () => Promise<void> = async () => undefined,
+): Promise<FaultProcess> {
+  let child: ChildProcess;
+  const launch = async (): Promise<void> => {
+    child = spawnService();
+    await ready(child);
+  };
+  await launch();
+  const killOnExit = () => child.kill('SIGKILL');
+  process.once('exit', killOnExit);
+  return {
+    get child() {
+      return child;
+    },
+    freeze: () => void child.kill('SIGSTOP'),
+    thaw: () => void child.kill('SIGCONT'),
+    kill: () => killHard(child),
+    restart: launch,
+    async stop() {
+      process.removeListener('exit', killOnExit);
+      // A frozen process would otherwise keep its signals pending until continued.
+      child.kill('SIGCONT');
+      await killHard(child);
+      await cleanup();
+    },
+  };
+}
