@@ -74,8 +74,15 @@ export class Stager {
       const bytes = batch.length === 1 ? batch[0]! : Buffer.concat(batch, batchLen);
       batch = [];
       batchLen = 0;
-      await handle.write(bytes).catch((err: unknown) => {
-        throw stagingFailure(err);
+      await handle.write(bytes);
+    };
+    // A failed write (a full disk) stops writing but, like an oversized body, keeps draining the source, so the
+    // client receives the answer and its connection stays usable.
+    let writeError: unknown = null;
+    const write = async () => {
+      if (writeError !== null) return;
+      await writeBatch().catch((err: unknown) => {
+        writeError = err;
       });
     };
     try {
@@ -87,6 +94,7 @@ export class Stager {
             over = true;
             continue;
           }
+          if (writeError !== null) continue;
           if (headLen < HEAD_BYTES) {
             headChunks.push(chunk.subarray(0, HEAD_BYTES - headLen));
             headLen += Math.min(chunk.length, HEAD_BYTES - headLen);
@@ -94,9 +102,9 @@ export class Stager {
           hash.update(chunk);
           batch.push(chunk);
           batchLen += chunk.length;
-          if (batchLen >= WRITE_BATCH) await writeBatch();
+          if (batchLen >= WRITE_BATCH) await write();
         }
-        if (!over) await writeBatch();
+        if (!over) await write();
       } catch (err) {
         if (err instanceof DomainError) throw err;
         throw new SourceStreamError((err as Error).message, { cause: err });
@@ -106,6 +114,7 @@ export class Stager {
       if (over || (source as Readable & { truncated?: boolean }).truncated === true) {
         throw new TooLargeError(`${label} upload exceeds limit of ${limit} bytes`);
       }
+      if (writeError !== null) throw stagingFailure(writeError);
     } catch (err) {
       await remove();
       throw err;

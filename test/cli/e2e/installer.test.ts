@@ -5,7 +5,16 @@
  * empty prefix, installs a `pks` and a `pksd` that work (needs a build, and the npm registry or a warm npm cache).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -59,7 +68,7 @@ function run(script: string, args: string[], options: { npmFails?: boolean; env?
 
 /** The node-gyp header directory the script hands npm: the prefix of the node running it, when it has headers. */
 const nodePrefix = path.resolve(process.execPath, '../..');
-const NODEDIR = `[nodedir=${nodePrefix}]`;
+const NODEDIR = existsSync(path.join(nodePrefix, 'include/node')) ? `[nodedir=${nodePrefix}]` : '[nodedir=]';
 
 describe('install-pksd.sh (recording npm)', () => {
   const opt = path.join(dir, 'opt');
@@ -175,7 +184,7 @@ describe('install-pksd.sh from a running pksd (real npm)', () => {
         dependencies: { pks: `${srv.url}/dist/pks-0.1.0.tgz` },
       });
       const bin = path.join(prefix, 'node_modules', '.bin');
-      const clean = { PATH: `${bin}:/usr/bin:/bin`, HOME: home };
+      const clean = { PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: home };
       expect(execFileSync('pks', ['--version'], { env: clean, cwd: home, encoding: 'utf8' })).toBe('pks 0.1.0\n');
       const serveDir = path.join(dir, 'real-serve');
       mkdirSync(serveDir);

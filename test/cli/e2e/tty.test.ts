@@ -79,7 +79,9 @@ describe('progress on a terminal', () => {
     expect(lines.filter((l) => l.includes('waiting:') || l.includes('async operation started'))).toEqual([
       '... waiting: running converting_md convert.running polls=3',
     ]);
-    expect(lines).toContainEqual(expect.stringMatching(/^downloading markdown 5 B \/ 5 B \(100%\) \d+ B\/s$/));
+    expect(lines).toContainEqual(
+      expect.stringMatching(/^downloading markdown 5 B \/ 5 B \(100%\) [\d.]+ (B|KiB|MiB|GiB)\/s$/),
+    );
     expect(lines).toContain('Wrote 5 bytes to ' + out);
     expect(lines).toContain('EXIT=0');
     expect(readFileSync(out, 'utf8')).toBe('# md\n');

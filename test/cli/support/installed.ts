@@ -18,7 +18,8 @@ export async function startInstalledPksd(binDir: string, dir: string): Promise<I
   const child = spawn(path.join(binDir, 'pksd'), ['serve'], {
     cwd: dir,
     env: {
-      PATH: `${binDir}:/usr/bin:/bin`,
+      // The Node the tests run on (the project needs Node 24; /usr/bin may hold an older one).
+      PATH: `${binDir}:${path.dirname(process.execPath)}:/usr/bin:/bin`,
       HOME: dir,
       ...dirSettings(dir),
       SVC_HTTP_ADDR: `127.0.0.1:${port}`,
