@@ -9,8 +9,7 @@
 import { Worker } from 'node:worker_threads';
 import neo4j from 'neo4j-driver';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { createGraphClient, type GraphClient } from '../src/server/graph/driver.js';
-import { startNeo4j, type Neo4jServer } from '../test/support/neo4j.js';
+import { useNeo4j } from '../test/support/neo4j.js';
 import { startTestServer, type TestServer } from '../test/support/server.js';
 import { machine, mib, ms, percentile, report, verdict } from './support/papers-util.js';
 
@@ -20,34 +19,23 @@ const RUNS = 60;
 const QUERY = `MATCH (p:Paper) RETURN p ORDER BY p.preprint_id LIMIT ${ROWS}`;
 const PAT = 'g'.repeat(24);
 
-let neo: Neo4jServer;
-let graph: GraphClient;
+const db = useNeo4j({ forThroughput: true });
 let server: TestServer;
 
 beforeAll(async () => {
-  neo = await startNeo4j({ forThroughput: true });
-  graph = createGraphClient({
-    uri: neo.boltUri,
-    username: null,
-    password: null,
-    database: null,
-    queryTimeoutSeconds: null,
-  });
-  await graph.driver.executeQuery(
+  await db.graph.driver.executeQuery(
     `UNWIND range(1, $n) AS i
      CREATE (:Paper {preprint_id: '2101.' + right('0000' + toString(i), 5), title: 'Paper number ' + toString(i),
        authors: ['Ada Abe', 'Boris Berg'], doi: '10.5555/p.' + toString(i), cited_by_count: i % 100,
        publication_date: '2021-01-01', has_pdf: true, versions: ['v1', 'v2']})`,
     { n: neo4j.int(PAPERS) },
   );
-  server = await startTestServer({ GRAPHDB_URI: neo.boltUri, SVC_SYSTEM_PAT: PAT, SVC_LOG_LEVEL: 'error' });
+  server = await startTestServer({ GRAPHDB_URI: db.server.boltUri, SVC_SYSTEM_PAT: PAT, SVC_LOG_LEVEL: 'error' });
   client = new Worker(CLIENT, { eval: true });
 });
 afterAll(async () => {
   await client?.terminate();
   await server?.close();
-  await graph?.close();
-  await neo?.stop();
 });
 
 // The HTTP client runs on a worker thread (as a real client is another process): plain JavaScript, `eval: true`.
@@ -84,7 +72,7 @@ async function viaHttp(): Promise<number> {
 
 async function viaDriver(): Promise<number> {
   const t0 = performance.now();
-  const session = graph.driver.session({ defaultAccessMode: neo4j.session.READ });
+  const session = db.graph.driver.session({ defaultAccessMode: neo4j.session.READ });
   try {
     const result = await session.executeRead((tx) => tx.run(QUERY));
     const elapsed = performance.now() - t0;

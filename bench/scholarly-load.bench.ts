@@ -12,36 +12,24 @@ import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { ensureGraphSchema } from '../src/server/graph/constraints.js';
-import { createGraphClient, type GraphClient } from '../src/server/graph/driver.js';
 import { LocalSnapshotBucket } from '../src/server/scholarly/bucket.js';
 import { loadSnapshot } from '../src/server/scholarly/load.js';
 import { LocalObjectStore } from '../src/server/storage/local-store.js';
-import { startNeo4j, type Neo4jServer } from '../test/support/neo4j.js';
+import { useNeo4j } from '../test/support/neo4j.js';
 import { writeFilteredBucket } from './support/scholarly-gen.js';
 import { machine, mib, report, verdict } from './support/papers-util.js';
 
 const WORKS = 40_000;
 const REFS = 12;
 
+const db = useNeo4j({ forThroughput: true });
 let dir: string;
-let neo: Neo4jServer;
-let graph: GraphClient;
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'pks-load-bench-'));
-  neo = await startNeo4j({ forThroughput: true });
-  graph = createGraphClient({
-    uri: neo.boltUri,
-    username: null,
-    password: null,
-    database: null,
-    queryTimeoutSeconds: null,
-  });
-  await ensureGraphSchema(graph);
+  await ensureGraphSchema(db.graph);
 });
 afterAll(async () => {
-  await graph?.close();
-  await neo?.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -55,7 +43,7 @@ test('load: Paper + CITES rows per second into Neo4j', async () => {
   const t0 = performance.now();
   const result = await loadSnapshot({
     bucket,
-    graph,
+    graph: db.graph,
     store,
     logger: pino({ level: 'silent' }),
     progress: (line) => marks.push({ line, at: performance.now() }),
@@ -75,7 +63,7 @@ test('load: Paper + CITES rows per second into Neo4j', async () => {
   );
   report(`Paper + CITES: ${Math.round(rate)} rows/s (${verdict(rate >= 50_000)} ≥ 50,000)`);
   report(`derived counts: ${(derivedMs / 1000).toFixed(1)} s; whole load ${(total / 1000).toFixed(1)} s`);
-  const { records } = await graph.driver.executeQuery('MATCH ()-[r:CITES]->() RETURN count(r) AS n');
+  const { records } = await db.graph.driver.executeQuery('MATCH ()-[r:CITES]->() RETURN count(r) AS n');
   expect(Number(records[0]!.get('n'))).toBe(citations);
   report(`peak RSS: ${mib(process.resourceUsage().maxRSS * 1024)}`);
 });

@@ -2,27 +2,18 @@
 // Generates assets/sample-snapshot/: a small synthetic OpenAlex works snapshot in the upstream layout
 // (data/works/manifest plus gzip JSON Lines parts, CONTRACT §12.3) for the development server. A few hundred
 // quantum-computing works with arXiv ids and citations among them, plus unrelated works the bootstrap filters out.
-// Deterministic (seeded PRNG): rerunning it reproduces the same files. Usage: node scripts/make-sample-snapshot.mjs
+// Deterministic (the project's seeded PRNG, from the build): rerunning it reproduces the same files.
+// Usage: npm run build && node scripts/make-sample-snapshot.mjs
 import { mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { gzipSync } from 'node:zlib';
+import { mulberry32 } from '../dist/shared/random.js';
 
 const root = path.resolve(import.meta.dirname, '../assets/sample-snapshot');
 const QUANTUM_WORKS = 320;
 const OTHER_WORKS = 80;
 
-/** mulberry32: the same seed gives the same sequence. */
-function prng(seed) {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-const r = prng(20260501);
+const r = mulberry32(20260501);
 const pick = (list) => list[Math.floor(r() * list.length)];
 
 const SUBJECTS = [

@@ -1,3 +1,4 @@
+import { afterAll, beforeAll } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
@@ -18,7 +19,8 @@ export interface Neo4jServer {
 }
 
 const LAUNCHER_DIR = path.resolve(import.meta.dirname, 'neo4j/target');
-const LAUNCHER_JAR = path.join(LAUNCHER_DIR, 'neo4j-launcher.jar');
+/** The embedded-Neo4j launcher jar (built by scripts/install-test-deps.sh). */
+export const NEO4J_LAUNCHER_JAR = path.join(LAUNCHER_DIR, 'neo4j-launcher.jar');
 // AppCDS archive made by scripts/install-test-deps.sh; the JVM flags below must match the ones used there.
 const CDS_ARCHIVE = path.join(LAUNCHER_DIR, 'neo4j.jsa');
 const START_DEADLINE_MS = 120_000;
@@ -34,15 +36,10 @@ export interface Neo4jOptions {
 }
 
 /**
- * Starts Neo4j 5.26 Community (embedded, see neo4j/) with Bolt on a free loopback port and a fresh data
- * dir. The launcher also exits when its stdin closes, so it dies with the test process.
+ * The `java` arguments that run the launcher with Bolt on `port` and its data in `home` — one place for the JVM
+ * flags, so every harness that starts Neo4j (this one, the fault tests' restartable one) starts it the same way.
  */
-export async function startNeo4j(options: Neo4jOptions = {}): Promise<Neo4jServer> {
-  if (!existsSync(LAUNCHER_JAR)) {
-    throw new Error(`${LAUNCHER_JAR} is missing: run scripts/install-test-deps.sh`);
-  }
-  const port = await freePort();
-  const home = await mkdtemp(path.join(os.tmpdir(), 'pks-neo4j-'));
+export function neo4jJavaArgs(port: number, home: string, options: Neo4jOptions = {}): string[] {
   const jvmArgs = options.forThroughput
     ? ['-Xlog:disable', '-Xlog:all=error:stderr', '-Xms2g', '-Xmx2g', '--add-opens=java.base/java.nio=ALL-UNNAMED']
     : [
@@ -57,7 +54,20 @@ export async function startNeo4j(options: Neo4jOptions = {}): Promise<Neo4jServe
         '-XX:TieredStopAtLevel=1',
         '--add-opens=java.base/java.nio=ALL-UNNAMED',
       ];
-  const child = spawn('java', [...jvmArgs, '-jar', LAUNCHER_JAR, String(port), home], {
+  return [...jvmArgs, '-jar', NEO4J_LAUNCHER_JAR, String(port), home];
+}
+
+/**
+ * Starts Neo4j 5.26 Community (embedded, see neo4j/) with Bolt on a free loopback port and a fresh data
+ * dir. The launcher also exits when its stdin closes, so it dies with the test process.
+ */
+export async function startNeo4j(options: Neo4jOptions = {}): Promise<Neo4jServer> {
+  if (!existsSync(NEO4J_LAUNCHER_JAR)) {
+    throw new Error(`${NEO4J_LAUNCHER_JAR} is missing: run scripts/install-test-deps.sh`);
+  }
+  const port = await freePort();
+  const home = await mkdtemp(path.join(os.tmpdir(), 'pks-neo4j-'));
+  const child = spawn('java', neo4jJavaArgs(port, home, options), {
     stdio: ['pipe', 'pipe', 'pipe'], // stdin stays open: its EOF tells the launcher to exit
   });
 
@@ -137,4 +147,38 @@ export function graphClientFor(server: Pick<Neo4jServer, 'boltUri' | 'username' 
     database: null,
     queryTimeoutSeconds: null,
   });
+}
+
+/** The Neo4j of a test file and a graph client of it. */
+export interface Neo4jFixture {
+  readonly server: Neo4jServer;
+  readonly graph: GraphClient;
+}
+
+/**
+ * Starts one Neo4j for the calling test file (in `beforeAll`, so before the file's own hooks) with a graph client,
+ * and closes both afterwards; the returned fixture's properties are for use inside tests and hooks.
+ */
+export function useNeo4j(options: Neo4jOptions = {}): Neo4jFixture {
+  let running: Neo4jFixture | undefined;
+  beforeAll(async () => {
+    const server = await startNeo4j(options);
+    running = { server, graph: graphClientFor(server) };
+  });
+  afterAll(async () => {
+    await running?.graph.close();
+    await running?.server.stop();
+  });
+  const current = (): Neo4jFixture => {
+    if (!running) throw new Error('Neo4j is not running (useNeo4j() fixture used outside a test)');
+    return running;
+  };
+  return {
+    get server() {
+      return current().server;
+    },
+    get graph() {
+      return current().graph;
+    },
+  };
 }

@@ -7,6 +7,7 @@ import { BatchWriter, type BatchWriterOptions } from './batch-writer.js';
 import { SET_DERIVED_CITATIONS } from './derived.js';
 import type { GraphClient } from './driver.js';
 
+/** The scholarly properties of a `Paper` node (§6.1) and of its index rows (§4.1). */
 export interface ScholarlyPaper {
   /** Versionless arXiv id. */
   readonly preprint_id: string;

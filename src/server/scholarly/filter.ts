@@ -14,6 +14,7 @@ import path from 'node:path';
 import { finished, pipeline } from 'node:stream/promises';
 import { createGzip, type Gzip } from 'node:zlib';
 import { UpstreamError } from '../../shared/domain-errors.js';
+import { rfc3339 } from '../../shared/time.js';
 import type { SnapshotBucket } from './bucket.js';
 import { IdSet } from './id-set.js';
 import { GzipDecodeError, scanGzipLines } from './lines.js';
@@ -264,7 +265,7 @@ export async function filterSnapshot(options: FilterOptions): Promise<FilterRepo
         seed_pattern: options.seedPattern,
         references: options.references,
         citers: options.citers,
-        filtered_at: now.toISOString().replace(/\.\d{3}Z$/, 'Z'),
+        filtered_at: rfc3339(now),
       },
     };
     await putText(bucket, options.tempDir, WORKS_MANIFEST_KEY, JSON.stringify(body, null, 2) + '\n');

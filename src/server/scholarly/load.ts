@@ -12,7 +12,7 @@ import type { Logger } from 'pino';
 import { ConflictError, UpstreamError } from '../../shared/domain-errors.js';
 import type { BatchWriterOptions } from '../graph/batch-writer.js';
 import type { GraphClient } from '../graph/driver.js';
-import { citationWriter, derivedCountWriter, paperRow, paperWriter } from '../graph/scholarly.js';
+import { citationWriter, derivedCountWriter, paperRow, paperWriter, type ScholarlyPaper } from '../graph/scholarly.js';
 import { StoreIndexPersistence } from '../papers/index-parquet.js';
 import type { RowMutation } from '../papers/index/row.js';
 import type { IndexTable } from '../papers/index/table.js';
@@ -20,7 +20,7 @@ import type { ObjectStore } from '../storage/object-store.js';
 import type { SnapshotBucket } from './bucket.js';
 import { WORKS_MANIFEST_KEY } from './filter.js';
 import { GzipDecodeError, scanGzipLines } from './lines.js';
-import { arxivIdOf, paperMetadata, parseWork, referencedWorkIds, workIdOf, type PaperMetadata } from './works.js';
+import { arxivIdOf, paperMetadata, parseWork, referencedWorkIds, workIdOf } from './works.js';
 
 export interface LoadOptions {
   readonly bucket: SnapshotBucket;
@@ -120,7 +120,7 @@ export async function loadSnapshot(options: LoadOptions): Promise<LoadReport> {
   // Pass 1: work → paper, and the Paper nodes.
   const paperOf = new Map<number, string>();
   const firstWork = new Set<string>();
-  const indexed = new Map<string, PaperMetadata>();
+  const indexed = new Map<string, ScholarlyPaper>();
   const papers = paperWriter(graph, options.writer);
   const pending = new Pending();
   const worksRead = await forEachWork(
@@ -187,7 +187,7 @@ const sameText = (a: string | null | undefined, b: string | null): boolean => (a
 async function updateIndex(
   persistence: StoreIndexPersistence,
   table: IndexTable,
-  metadata: ReadonlyMap<string, PaperMetadata>,
+  metadata: ReadonlyMap<string, ScholarlyPaper>,
   options: LoadOptions,
 ): Promise<number> {
   const pending = new Map<string, RowMutation>();

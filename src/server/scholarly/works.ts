@@ -3,6 +3,7 @@
  */
 import { normaliseDoi } from '../../shared/doi.js';
 import { arxivIdOfWork } from '../access/openalex-client.js';
+import type { ScholarlyPaper } from '../graph/scholarly.js';
 
 export type Work = Readonly<Record<string, unknown>>;
 
@@ -82,19 +83,6 @@ export function isSeed(work: Work, arxivId: string | null, rules: SeedRules): bo
   return arxivId.startsWith('quant-ph/') || matchesSubject(work, rules.pattern) || rules.inIndex(arxivId);
 }
 
-/** The scholarly properties of a `Paper` node (§6.1) and of its index rows (§4.1). */
-export interface PaperMetadata {
-  /** Versionless arXiv id. */
-  readonly preprint_id: string;
-  /** `W…`. */
-  readonly openalex_id: string;
-  readonly doi: string | null;
-  readonly title: string | null;
-  readonly authors: readonly string[];
-  readonly publication_date: string | null;
-  readonly cited_by_count: number | null;
-}
-
 function doiOf(work: Work): string | null {
   for (const raw of [work['doi'], field(work['ids'], 'doi')]) {
     if (typeof raw !== 'string') continue;
@@ -116,7 +104,7 @@ function authorsOf(work: Work): string[] {
 const stringOrNull = (value: unknown): string | null => (typeof value === 'string' ? value : null);
 
 /** §12.2's field rules: title (fallback `display_name`), DOI (fallback `ids.doi`), authors' display names. */
-export function paperMetadata(work: Work, workId: number, arxivId: string): PaperMetadata {
+export function paperMetadata(work: Work, workId: number, arxivId: string): ScholarlyPaper {
   const cited = work['cited_by_count'];
   return {
     preprint_id: arxivId,

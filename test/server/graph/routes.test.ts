@@ -18,7 +18,7 @@ import type { App } from '../../../src/server/http/context.js';
 import { openPaperAssets } from '../../../src/server/papers/assets.js';
 import { openWiki } from '../../../src/server/wiki/service.js';
 import { freePort } from '../../support/free-port.js';
-import { startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
+import { useNeo4j } from '../../support/neo4j.js';
 import { testConfig } from '../../support/server.js';
 
 const SYSTEM_PAT = 'system-pat-for-graph-routes-01';
@@ -156,26 +156,16 @@ describe('graph unreachable', () => {
 });
 
 describe('graph configured (real Neo4j)', () => {
-  let neo: Neo4jServer;
+  const db = useNeo4j();
   let h: Harness;
   beforeAll(async () => {
-    neo = await startNeo4j();
-    h = await harness(neo.boltUri);
-    const client = createGraphClient({
-      uri: neo.boltUri,
-      username: null,
-      password: null,
-      database: null,
-      queryTimeoutSeconds: null,
-    });
-    await client.driver.executeQuery(
+    h = await harness(db.server.boltUri);
+    await db.graph.driver.executeQuery(
       "CREATE (:Paper {preprint_id: '2101.00001'})-[:CITES]->(:Paper:Extra {preprint_id: '2101.00002', n: 9007199254740993})",
     );
-    await client.close();
   });
   afterAll(async () => {
     await h?.close();
-    await neo?.stop();
   });
 
   it('GET /api/graph/stats and /api/graph/schema', async () => {

@@ -4,24 +4,22 @@
  * cap, the query timeout, and the `{error}` answers when the graph is unconfigured or unreachable.
  */
 import neo4j from 'neo4j-driver';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GraphClient } from '../../../src/server/graph/driver.js';
+import { beforeAll, describe, expect, it } from 'vitest';
 import { GraphService, type GraphQueryResult } from '../../../src/server/graph/service.js';
 import { InvalidInputError } from '../../../src/shared/domain-errors.js';
 import { freePort } from '../../support/free-port.js';
-import { graphClientFor, startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
+import { graphClientFor, useNeo4j } from '../../support/neo4j.js';
 
-let neo: Neo4jServer;
-let graph: GraphClient;
+const db = useNeo4j();
 let service: GraphService;
 
 async function write(cypher: string, params: Record<string, unknown> = {}): Promise<void> {
-  await graph.driver.executeQuery(cypher, params, { routing: 'WRITE' });
+  await db.graph.driver.executeQuery(cypher, params, { routing: 'WRITE' });
 }
 
 /** Every node and relationship with labels, types and properties, plus the token lists: "the graph" for equality. */
 async function dump(): Promise<unknown> {
-  const { records } = await graph.driver.executeQuery(
+  const { records } = await db.graph.driver.executeQuery(
     `CALL { MATCH (n) RETURN collect([elementId(n), labels(n), properties(n)]) AS nodes }
      CALL { MATCH ()-[r]->() RETURN collect([elementId(r), type(r), properties(r)]) AS rels }
      CALL { CALL db.labels() YIELD label RETURN collect(label) AS labels }
@@ -33,9 +31,7 @@ async function dump(): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  neo = await startNeo4j();
-  graph = graphClientFor(neo);
-  service = new GraphService(graph, { queryTimeoutSeconds: null });
+  service = new GraphService(db.graph, { queryTimeoutSeconds: null });
   await write(
     `CREATE (a:Paper {preprint_id: '2101.00001', title: 'A', cited_by_count: 3})
      CREATE (b:Paper {preprint_id: '2101.00002', title: 'B'})
@@ -44,10 +40,6 @@ beforeAll(async () => {
      CREATE (a)-[:CITES]->(b), (b)-[:USES {source: 'wiki'}]->(c)`,
   );
   await write('CREATE (:Bytes {b: $b})', { b: new Int8Array([1, 2, 3, -1]) });
-});
-afterAll(async () => {
-  await graph?.close();
-  await neo?.stop();
 });
 
 describe('stats and schema', () => {
@@ -202,7 +194,7 @@ describe('value encoding', () => {
   });
 
   it('nodes, relationships and paths with elementIds', async () => {
-    const { records } = await graph.driver.executeQuery(
+    const { records } = await db.graph.driver.executeQuery(
       `MATCH (a:Paper {preprint_id: '2101.00001'})-[r:CITES]->(b)-[u:USES]->(c)
        RETURN elementId(a) AS a, elementId(r) AS r, elementId(b) AS b, elementId(u) AS u, elementId(c) AS c`,
     );
@@ -264,7 +256,7 @@ describe('record cap and limits', () => {
   });
 
   it('the query timeout setting ends a long query with {query, error}', async () => {
-    const timed = new GraphService(graph, { queryTimeoutSeconds: 1 });
+    const timed = new GraphService(db.graph, { queryTimeoutSeconds: 1 });
     const result = await timed.query(
       'UNWIND range(1, 2000000000) AS i WITH i WHERE i < 0 RETURN count(i) AS n',
       undefined,

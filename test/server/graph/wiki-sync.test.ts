@@ -4,16 +4,14 @@ import path from 'node:path';
 import neo4j from 'neo4j-driver';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { ensureGraphSchema, GRAPH_SCHEMA_STATEMENTS } from '../../../src/server/graph/constraints.js';
-import type { GraphClient } from '../../../src/server/graph/driver.js';
 import { planWikiGraph } from '../../../src/server/graph/wiki-plan.js';
 import { syncWikiToGraph, type WikiSyncReport } from '../../../src/server/graph/wiki-sync.js';
 import { loadWiki } from '../../../src/wiki/index.js';
 import { pksd } from '../../support/cli.js';
-import { graphClientFor, startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
+import { useNeo4j } from '../../support/neo4j.js';
 import { REPO_ROOT } from '../../support/server.js';
 
-let neo: Neo4jServer;
-let graph: GraphClient;
+const db = useNeo4j();
 let base: string;
 
 function md(id: string, type: string, category: string | null, body: string, extra: string[] = []): string {
@@ -77,7 +75,7 @@ async function writeFixture(dir: string, files: Record<string, string>): Promise
 }
 
 async function query(cypher: string, params: Record<string, unknown> = {}) {
-  const { records } = await graph.driver.executeQuery(cypher, params);
+  const { records } = await db.graph.driver.executeQuery(cypher, params);
   return records.map((r) => r.toObject() as Record<string, unknown>);
 }
 
@@ -101,7 +99,7 @@ async function edges(): Promise<string[]> {
 }
 
 const sync = async (dir: string, options: { dryRun?: boolean; batchSize?: number } = {}): Promise<WikiSyncReport> =>
-  syncWikiToGraph(graph, await loadWiki(dir), options);
+  syncWikiToGraph(db.graph, await loadWiki(dir), options);
 
 const zeroCounters = {
   nodesCreated: 0,
@@ -114,23 +112,19 @@ const zeroCounters = {
 };
 
 beforeAll(async () => {
-  neo = await startNeo4j();
-  graph = graphClientFor(neo);
   base = await mkdtemp(path.join(os.tmpdir(), 'pks-wiki-graph-'));
 });
 afterAll(async () => {
-  await graph?.close();
-  await neo?.stop();
   await rm(base, { recursive: true, force: true });
 });
 beforeEach(async () => {
-  await graph.driver.executeQuery('MATCH (n) DETACH DELETE n');
+  await db.graph.driver.executeQuery('MATCH (n) DETACH DELETE n');
 });
 
 describe('graph constraints (§6.4)', () => {
   it('creates every constraint and index idempotently', async () => {
-    await ensureGraphSchema(graph);
-    await ensureGraphSchema(graph);
+    await ensureGraphSchema(db.graph);
+    await ensureGraphSchema(db.graph);
     const constraints = (await query('SHOW CONSTRAINTS YIELD name RETURN name')).map((r) => r['name']);
     expect(constraints).toEqual(
       expect.arrayContaining([
@@ -152,11 +146,11 @@ describe('graph constraints (§6.4)', () => {
 
 describe('wiki → graph sync', () => {
   it('maps the fixture to the nodes and relationships of §6.2–6.3', async () => {
-    await ensureGraphSchema(graph);
+    await ensureGraphSchema(db.graph);
     const dir = path.join(base, 'fixture');
     await writeFixture(dir, FIXTURE);
     // The asset side already knows one paper, with a citation edge that is not the wiki's.
-    await graph.driver.executeQuery(
+    await db.graph.driver.executeQuery(
       `CREATE (:Paper {preprint_id: '2101.00001', has_pdf: true})-[:CITES]->(:Paper {preprint_id: '9999.00001'})`,
     );
 
@@ -236,7 +230,7 @@ describe('wiki → graph sync', () => {
   });
 
   it('a second run with no changes writes nothing (counters all zero)', async () => {
-    await ensureGraphSchema(graph);
+    await ensureGraphSchema(db.graph);
     const dir = path.join(base, 'fixture-twice');
     await writeFixture(dir, FIXTURE);
     await sync(dir);
@@ -255,10 +249,10 @@ describe('wiki → graph sync', () => {
   });
 
   it('removes what deleted or changed pages no longer yield, keeping shared Paper nodes', async () => {
-    await ensureGraphSchema(graph);
+    await ensureGraphSchema(db.graph);
     const dir = path.join(base, 'fixture-delete');
     await writeFixture(dir, FIXTURE);
-    await graph.driver.executeQuery(
+    await db.graph.driver.executeQuery(
       `CREATE (:Paper {preprint_id: 'quant-ph/9605043', has_md: true})-[:CITES]->(:Paper {preprint_id: '9999.00002'})`,
     );
     await sync(dir);
@@ -309,13 +303,13 @@ describe('wiki → graph sync', () => {
   });
 
   it('syncs the bundled sample wiki with counts matching its pages', async () => {
-    await ensureGraphSchema(graph);
+    await ensureGraphSchema(db.graph);
     const dir = path.join(base, 'sample');
     await rm(dir, { recursive: true, force: true });
     await cp(path.join(REPO_ROOT, 'sample-wiki'), dir, { recursive: true });
     const snapshot = await loadWiki(dir);
     const plan = planWikiGraph(snapshot);
-    const report = await syncWikiToGraph(graph, snapshot);
+    const report = await syncWikiToGraph(db.graph, snapshot);
     expect(report.pages).toBe(15);
     expect(report.nodes).toEqual({ Algorithm: 2, Primitive: 3, Author: 1, Concept: 8, Paper: 1 });
     expect(await labelCounts()).toEqual({ Algorithm: 2, Author: 1, Concept: 8, Paper: 1, Primitive: 3 });
@@ -329,9 +323,9 @@ describe('wiki → graph sync', () => {
     expect(all).toContain('quant-ph/9508027 -LINKS_TO-> person-peter-shor [wiki:paper-preprint-quant-ph-9508027v2]');
     expect(all).toContain('algo-shors-algorithm -REFERENCES-> quant-ph/9508027 [wiki:algo-shors-algorithm]');
     // Second run: a no-op. Deleting a page removes its node.
-    expect((await syncWikiToGraph(graph, await loadWiki(dir))).counters).toEqual(zeroCounters);
+    expect((await syncWikiToGraph(db.graph, await loadWiki(dir))).counters).toEqual(zeroCounters);
     await rm(path.join(dir, 'concepts', 'concept-surface-code.md'));
-    const after = await syncWikiToGraph(graph, await loadWiki(dir));
+    const after = await syncWikiToGraph(db.graph, await loadWiki(dir));
     expect(after.nodesDeleted).toBe(1);
     expect(await query('MATCH (n {wiki_id: "concept-surface-code"}) RETURN n')).toEqual([]);
   });
@@ -339,9 +333,9 @@ describe('wiki → graph sync', () => {
 
 describe('pksd wiki sync --full --from-repo', () => {
   const env = () => ({
-    GRAPHDB_URI: neo.boltUri,
-    GRAPHDB_USERNAME: neo.username,
-    GRAPHDB_PASSWORD: neo.password,
+    GRAPHDB_URI: db.server.boltUri,
+    GRAPHDB_USERNAME: db.server.username,
+    GRAPHDB_PASSWORD: db.server.password,
     SVC_WIKI_DIR: path.join(base, 'cli'),
     SVC_DATA_DIR: path.join(base, 'cli-data'),
     SVC_RAW_DIR: path.join(base, 'cli-raw'),

@@ -4,8 +4,7 @@
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import type { GraphClient } from '../../../src/server/graph/driver.js';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
   ClaimStoreUnavailableError,
   FileClaimStore,
@@ -15,22 +14,13 @@ import {
 } from '../../../src/server/papers/claims.js';
 import { UnavailableError } from '../../../src/shared/domain-errors.js';
 import { requireUploadId } from '../../../src/shared/ids.js';
-import { graphClientFor, startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
+import { graphClientFor, useNeo4j } from '../../support/neo4j.js';
 import { freePort } from '../../support/free-port.js';
 
 const T0 = new Date('2026-05-01T12:00:00.456Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 
-let neo: Neo4jServer;
-let graph: GraphClient;
-beforeAll(async () => {
-  neo = await startNeo4j();
-  graph = graphClientFor(neo);
-});
-afterAll(async () => {
-  await graph?.close();
-  await neo?.stop();
-});
+const db = useNeo4j();
 
 interface Fixture {
   store: ClaimStore;
@@ -51,10 +41,10 @@ const backends: [string, () => Promise<Fixture>][] = [
   [
     'graph',
     async () => {
-      const session = graph.driver.session();
+      const session = db.graph.driver.session();
       await session.run('MATCH (c:ParserClaim) DETACH DELETE c');
       await session.close();
-      return { store: new GraphClaimStore(graph), close: async () => undefined };
+      return { store: new GraphClaimStore(db.graph), close: async () => undefined };
     },
   ],
 ];

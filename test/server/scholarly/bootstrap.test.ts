@@ -12,7 +12,6 @@ import path from 'node:path';
 import neo4j from 'neo4j-driver';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import type { GraphClient } from '../../../src/server/graph/driver.js';
 import { writePaperAssets } from '../../../src/server/graph/paper-assets.js';
 import { StoreIndexPersistence } from '../../../src/server/papers/index-parquet.js';
 import { emptyRow, type IndexRow, type RowMutation } from '../../../src/server/papers/index/row.js';
@@ -22,25 +21,20 @@ import { LocalObjectStore } from '../../../src/server/storage/local-store.js';
 import { requireUploadId } from '../../../src/shared/ids.js';
 import { pksd } from '../../support/cli.js';
 import { startMoto, type MotoServer } from '../../support/moto.js';
-import { graphClientFor, startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
+import { useNeo4j } from '../../support/neo4j.js';
 import { objectStoreEnv, motoBuckets } from '../storage/backends.js';
 import { arxivOf, referenceFilter, refsOf, workNumber } from './reference.js';
 import { generateSnapshot, type GeneratedSnapshot } from './snapshot-gen.js';
 
 let dir: string;
 let snapshot: GeneratedSnapshot;
-let neo: Neo4jServer;
-let graph: GraphClient;
+const db = useNeo4j();
 
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'pks-bootstrap-'));
   snapshot = await generateSnapshot(path.join(dir, 'source'));
-  neo = await startNeo4j();
-  graph = graphClientFor(neo);
 });
 afterAll(async () => {
-  await graph?.close();
-  await neo?.stop();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -54,16 +48,16 @@ function settings(extra: Record<string, string> = {}): { env: Record<string, str
       SVC_RAW_DIR: raw,
       SVC_DATA_DIR: path.join(home, 'data'),
       SVC_DB_DATA_DIR: path.join(home, 'pb'),
-      GRAPHDB_URI: neo.boltUri,
-      GRAPHDB_USERNAME: neo.username,
-      GRAPHDB_PASSWORD: neo.password,
+      GRAPHDB_URI: db.server.boltUri,
+      GRAPHDB_USERNAME: db.server.username,
+      GRAPHDB_PASSWORD: db.server.password,
       ...extra,
     },
   };
 }
 
 async function cypher(query: string): Promise<Record<string, unknown>[]> {
-  const { records } = await graph.driver.executeQuery(query);
+  const { records } = await db.graph.driver.executeQuery(query);
   return records.map((r) => r.toObject());
 }
 
@@ -119,7 +113,7 @@ describe('bootstrap into a local bucket and Neo4j', () => {
       new Map<string, RowMutation>(rows.map((r) => [r.preprint_id, r])),
     );
     // Asset properties written before the bootstrap survive it.
-    await writePaperAssets(graph, {
+    await writePaperAssets(db.graph, {
       id: indexedPaper,
       props: {
         yymm: indexedPaper.slice(0, 4),
@@ -209,7 +203,7 @@ describe('bootstrap into a local bucket and Neo4j', () => {
     const before = await cypher(
       `MATCH (p:Paper {preprint_id: '${indexedPaper}'}) RETURN p.title AS title, p.__derived_citations_in AS cin`,
     );
-    await graph.driver.executeQuery(
+    await db.graph.driver.executeQuery(
       `MATCH (p:Paper {preprint_id: '${indexedPaper}'}) SET p.__derived_citations_in = -1`,
     );
     const sync = await pksd(['papers', 'sync', '--full', '--from-objects'], env);

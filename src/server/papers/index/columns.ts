@@ -71,3 +71,7 @@ export const HEX_SHAPES: Readonly<Record<HexColumnName, { readonly digits: numbe
   pdf_etag: { digits: 32, quoted: true },
   md_etag: { digits: 32, quoted: true },
 };
+
+/** One value per column of a column list (`keys`), made by `make`. */
+export const columnRecord = <K extends string, V>(keys: readonly K[], make: (k: K) => V): Record<K, V> =>
+  Object.fromEntries(keys.map((k) => [k, make(k)])) as Record<K, V>;

@@ -9,6 +9,7 @@ import {
   SIZE_COLUMNS,
   TEXT_COLUMNS,
   TIME_COLUMNS,
+  columnRecord,
   type FlagColumn,
   type HexColumnName,
   type SizeColumn,
@@ -37,9 +38,6 @@ export interface ColumnChunk {
   readonly times: Record<TimeColumn, Float64Array>;
   readonly hex: Record<HexColumnName, HexChunk>;
 }
-
-const record = <K extends string, V>(keys: readonly K[], make: (k: K) => V): Record<K, V> =>
-  Object.fromEntries(keys.map((k) => [k, make(k)])) as Record<K, V>;
 
 /** The buffers of a chunk (to transfer rather than copy). */
 export function chunkBuffers(c: ColumnChunk): ArrayBuffer[] {
@@ -74,12 +72,12 @@ export function concatChunks(chunks: readonly ColumnChunk[], widths: Record<HexC
   return {
     count,
     ids: strings((c) => c.ids),
-    text: record(TEXT_COLUMNS, (k) => strings((c) => c.text[k])),
-    flags: record(FLAG_COLUMNS, (k) => typed((c) => c.flags[k])),
+    text: columnRecord(TEXT_COLUMNS, (k) => strings((c) => c.text[k])),
+    flags: columnRecord(FLAG_COLUMNS, (k) => typed((c) => c.flags[k])),
     imageCount: typed((c) => c.imageCount),
-    sizes: record(SIZE_COLUMNS, (k) => typed((c) => c.sizes[k])),
-    times: record(TIME_COLUMNS, (k) => typed((c) => c.times[k])),
-    hex: record(HEX_COLUMNS, (k) => {
+    sizes: columnRecord(SIZE_COLUMNS, (k) => typed((c) => c.sizes[k])),
+    times: columnRecord(TIME_COLUMNS, (k) => typed((c) => c.times[k])),
+    hex: columnRecord(HEX_COLUMNS, (k) => {
       const other: [number, string][] = [];
       let at = 0;
       for (const c of chunks) {
@@ -114,7 +112,7 @@ export class TableSnapshot {
   chunk(start: number, end: number): ColumnChunk {
     const t = this.table;
     const count = end - start;
-    const hex = record(HEX_COLUMNS, (k) => {
+    const hex = columnRecord(HEX_COLUMNS, (k) => {
       const col = t.hex[k];
       const state = col.state.slice(start, end);
       const other: [number, string][] = [];
@@ -124,11 +122,11 @@ export class TableSnapshot {
     const c: ColumnChunk = {
       count,
       ids: t.ids.slice(start, end),
-      text: record(TEXT_COLUMNS, (k) => t.text[k].slice(start, end)),
-      flags: record(FLAG_COLUMNS, (k) => t.flags[k].slice(start, end)),
+      text: columnRecord(TEXT_COLUMNS, (k) => t.text[k].slice(start, end)),
+      flags: columnRecord(FLAG_COLUMNS, (k) => t.flags[k].slice(start, end)),
       imageCount: t.imageCount.slice(start, end),
-      sizes: record(SIZE_COLUMNS, (k) => t.sizes[k].slice(start, end)),
-      times: record(TIME_COLUMNS, (k) => t.times[k].slice(start, end)),
+      sizes: columnRecord(SIZE_COLUMNS, (k) => t.sizes[k].slice(start, end)),
+      times: columnRecord(TIME_COLUMNS, (k) => t.times[k].slice(start, end)),
       hex,
     };
     for (const [i, row] of this.saved) if (i >= start && i < end) patch(c, i - start, row);

@@ -11,6 +11,7 @@ import {
   SIZE_COLUMNS,
   TEXT_COLUMNS,
   TIME_COLUMNS,
+  columnRecord,
   type FlagColumn,
   type HexColumnName,
   type SizeColumn,
@@ -27,9 +28,6 @@ const TIMES = new Set<string>(TIME_COLUMNS);
 const HEXES = new Set<string>(HEX_COLUMNS);
 /** Columns with few distinct values: equal strings are shared. */
 const INTERNED = new Set<string>(['yymm', 'categories', 'publication_date']);
-
-const record = <K extends string, V>(keys: readonly K[], make: (k: K) => V): Record<K, V> =>
-  Object.fromEntries(keys.map((k) => [k, make(k)])) as Record<K, V>;
 
 export class IndexTable {
   private capacity: number;
@@ -49,12 +47,12 @@ export class IndexTable {
 
   constructor(capacity = 1024) {
     this.capacity = Math.max(16, capacity);
-    this.flags = record(FLAG_COLUMNS, () => new Uint8Array(this.capacity));
+    this.flags = columnRecord(FLAG_COLUMNS, () => new Uint8Array(this.capacity));
     this.imageCount = new Int32Array(this.capacity);
-    this.sizes = record(SIZE_COLUMNS, () => new Float64Array(this.capacity).fill(NaN));
-    this.times = record(TIME_COLUMNS, () => new Float64Array(this.capacity).fill(NaN));
-    this.hex = record(HEX_COLUMNS, (c) => new HexColumn(HEX_SHAPES[c], this.capacity));
-    this.text = record(TEXT_COLUMNS, () => []);
+    this.sizes = columnRecord(SIZE_COLUMNS, () => new Float64Array(this.capacity).fill(NaN));
+    this.times = columnRecord(TIME_COLUMNS, () => new Float64Array(this.capacity).fill(NaN));
+    this.hex = columnRecord(HEX_COLUMNS, (c) => new HexColumn(HEX_SHAPES[c], this.capacity));
+    this.text = columnRecord(TEXT_COLUMNS, () => []);
   }
 
   static fromRows(rows: Iterable<IndexRow>): IndexTable {
@@ -77,10 +75,10 @@ export class IndexTable {
       b.set(a);
       return b;
     };
-    this.flags = record(FLAG_COLUMNS, (c) => grow(this.flags[c]));
+    this.flags = columnRecord(FLAG_COLUMNS, (c) => grow(this.flags[c]));
     this.imageCount = grow(this.imageCount);
-    this.sizes = record(SIZE_COLUMNS, (c) => grow(this.sizes[c], NaN));
-    this.times = record(TIME_COLUMNS, (c) => grow(this.times[c], NaN));
+    this.sizes = columnRecord(SIZE_COLUMNS, (c) => grow(this.sizes[c], NaN));
+    this.times = columnRecord(TIME_COLUMNS, (c) => grow(this.times[c], NaN));
     for (const c of HEX_COLUMNS) this.hex[c].grow(capacity);
     this.capacity = capacity;
   }
