@@ -7,10 +7,9 @@
  * The worker runs the compiled `load-worker.js` next to this module; when running from the TypeScript sources
  * (tests) that is the one in `dist/` (`npm run build`). Without either, the scan runs in this thread.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { buildSnapshotAsync, scanWiki, type WikiScan, type WikiSnapshot } from '../../wiki/index.js';
+import { builtWorkerFile } from '../worker-file.js';
 
 export interface WikiLoaderLimits {
   /** Heap of the worker (old generation), MiB. */
@@ -40,15 +39,7 @@ export class WikiLoadError extends Error {
 }
 
 /** The compiled worker entry, or `null` when only the TypeScript sources exist. */
-export function loaderWorkerFile(): URL | null {
-  const compiled = new URL('./load-worker.js', import.meta.url);
-  const file = fileURLToPath(compiled);
-  if (existsSync(file)) return compiled;
-  const at = file.lastIndexOf('/src/server/');
-  if (at < 0) return null;
-  const built = `${file.slice(0, at)}/dist/server/${file.slice(at + '/src/server/'.length)}`;
-  return existsSync(built) ? pathToFileURL(built) : null;
-}
+export const loaderWorkerFile = (): URL | null => builtWorkerFile(import.meta.url, 'load-worker.js');
 
 /** `loadWiki(root)` with the scan in a resource-limited worker thread; rejects with `WikiLoadError`. */
 export async function loadWikiIsolated(root: string, limits: Partial<WikiLoaderLimits> = {}): Promise<WikiSnapshot> {

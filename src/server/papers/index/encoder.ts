@@ -6,12 +6,11 @@
  * The worker runs the compiled `encode-worker.js` next to this module; when running from the TypeScript sources
  * (tests, benchmarks) that is the one in `dist/` (`npm run build`). Without either, encoding happens in place.
  */
-import { existsSync } from 'node:fs';
-import { fileURLToPath, pathToFileURL } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { encodeColumns } from './parquet-write.js';
 import { chunkBuffers } from './snapshot.js';
 import type { IndexTable } from './table.js';
+import { builtWorkerFile } from '../../worker-file.js';
 
 export const CHUNK_ROWS = 8_192;
 /** Tables up to this many rows encode in place (a few ms). */
@@ -19,15 +18,7 @@ export const IN_PROCESS_MAX_ROWS = 20_000;
 
 const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
-function workerFile(): URL | null {
-  const compiled = new URL('./encode-worker.js', import.meta.url);
-  const file = fileURLToPath(compiled);
-  if (existsSync(file)) return compiled;
-  const at = file.lastIndexOf('/src/server/');
-  if (at < 0) return null;
-  const built = `${file.slice(0, at)}/dist/server/${file.slice(at + '/src/server/'.length)}`;
-  return existsSync(built) ? pathToFileURL(built) : null;
-}
+const workerFile = (): URL | null => builtWorkerFile(import.meta.url, 'encode-worker.js');
 
 /** Encodes the whole table in place (blocking). */
 export function encodeTableSync(table: IndexTable): Uint8Array {
