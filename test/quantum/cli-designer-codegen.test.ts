@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { beforeAll, describe, expect, it } from 'vitest';
 import { parseCodegenOptions, runCodegen } from '../../src/cli/quantum/codegen.js';
-import { QuantumUsageError } from '../../src/cli/quantum/common.js';
+import { UsageError } from '../../src/cli/errors.js';
 import { parseDesignerOptions, parseOptimizationLevel, runDesigner } from '../../src/cli/quantum/designer.js';
 import { parseQuantumIR, parseProgram } from '../../src/quantum/index.js';
 
@@ -27,7 +27,7 @@ describe('pks designer', () => {
       0, 3, 2,
     ]);
     expect(() => parseOptimizationLevel('4')).toThrow(
-      new QuantumUsageError("-O/--optimization-level must be 0..3 or O0..O3, got '4'"),
+      new UsageError("-O/--optimization-level must be 0..3 or O0..O3, got '4'"),
     );
     expect(() => parseDesignerOptions('x', { param: ['novalue'] })).toThrow("-p/--param expects k=v, got 'novalue'");
     expect(() => parseDesignerOptions(undefined, {})).toThrow(

@@ -1,5 +1,6 @@
 /** `pks codegen <ir.json>` (CONTRACT §17.4). */
 import {
+  BACKENDS,
   circuitDepth,
   gateCount,
   generateCode,
@@ -7,18 +8,8 @@ import {
   type Backend,
   type QuantumIR,
 } from '../../quantum/index.js';
-import {
-  EXIT_FAILURE,
-  EXIT_OK,
-  messageOf,
-  parseChoiceFlag,
-  stringFlag,
-  readInputText,
-  writeText,
-  type QuantumIO,
-} from './common.js';
-
-export const CODEGEN_BACKENDS: readonly Backend[] = ['qiskit', 'qpanda', 'qasm2', 'qasm3'];
+import { EXIT } from '../errors.js';
+import { messageOf, parseChoiceFlag, stringFlag, readInputText, writeText, type QuantumIO } from './common.js';
 
 export interface CodegenOptions {
   readonly input: string;
@@ -30,7 +21,7 @@ export interface CodegenOptions {
 export function parseCodegenOptions(input: string, o: Record<string, unknown>): CodegenOptions {
   return {
     input,
-    backend: parseChoiceFlag('--backend', o.backend ?? 'qiskit', CODEGEN_BACKENDS),
+    backend: parseChoiceFlag('--backend', o.backend ?? 'qiskit', BACKENDS),
     output: stringFlag(o.output),
     description: stringFlag(o.description),
   };
@@ -42,13 +33,13 @@ export async function runCodegen(
   deps: { now?: () => Date } = {},
 ): Promise<number> {
   const text = await readInputText(options.input, 'Input', io);
-  if (text === null) return EXIT_FAILURE;
+  if (text === null) return EXIT.failure;
   let ir: QuantumIR;
   try {
     ir = parseQuantumIR(text, { allowBareCircuit: true });
   } catch (err) {
     io.stderr(`Error loading Quantum IR: ${messageOf(err)}\n`);
-    return EXIT_FAILURE;
+    return EXIT.failure;
   }
   let code: string;
   try {
@@ -58,11 +49,11 @@ export async function runCodegen(
     });
   } catch (err) {
     io.stderr(`Error generating code: ${messageOf(err)}\n`);
-    return EXIT_FAILURE;
+    return EXIT.failure;
   }
   if (options.output === undefined) {
     io.stdout(code);
-    return EXIT_OK;
+    return EXIT.ok;
   }
   await writeText(options.output, code);
   io.stdout(
@@ -76,5 +67,5 @@ export async function runCodegen(
       '',
     ].join('\n'),
   );
-  return EXIT_OK;
+  return EXIT.ok;
 }

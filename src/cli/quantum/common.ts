@@ -1,6 +1,7 @@
 /** Pieces shared by the quantum commands: their I/O, option parsing and file helpers. */
 import { mkdir, readFile, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { UsageError } from '../errors.js';
 
 /** What a quantum command writes to; tests collect the text. */
 export interface QuantumIO {
@@ -8,21 +9,12 @@ export interface QuantumIO {
   stderr(text: string): void;
 }
 
-/** A bad flag value found before any I/O: `Error: <message>`, exit 2. */
-export class QuantumUsageError extends Error {
-  override readonly name = 'QuantumUsageError';
-}
-
-export const EXIT_OK = 0;
-export const EXIT_FAILURE = 1;
-export const EXIT_USAGE = 2;
-
 export function parseIntFlag(flag: string, value: unknown, min: number, max = Number.MAX_SAFE_INTEGER): number {
   const text = String(value).trim();
-  if (!/^[+-]?\d+$/.test(text)) throw new QuantumUsageError(`${flag} must be an integer, got '${String(value)}'`);
+  if (!/^[+-]?\d+$/.test(text)) throw new UsageError(`${flag} must be an integer, got '${String(value)}'`);
   const n = Number(text);
   if (n < min || n > max)
-    throw new QuantumUsageError(
+    throw new UsageError(
       `${flag} must be ${max === Number.MAX_SAFE_INTEGER ? `at least ${min}` : `in ${min}..${max}`}, got '${String(value)}'`,
     );
   return n;
@@ -31,8 +23,8 @@ export function parseIntFlag(flag: string, value: unknown, min: number, max = Nu
 export function parseNumberFlag(flag: string, value: unknown, min = -Infinity): number {
   const text = String(value).trim();
   const n = text === '' ? Number.NaN : Number(text);
-  if (!Number.isFinite(n)) throw new QuantumUsageError(`${flag} must be a number, got '${String(value)}'`);
-  if (n < min) throw new QuantumUsageError(`${flag} must be at least ${min}, got '${String(value)}'`);
+  if (!Number.isFinite(n)) throw new UsageError(`${flag} must be a number, got '${String(value)}'`);
+  if (n < min) throw new UsageError(`${flag} must be at least ${min}, got '${String(value)}'`);
   return n;
 }
 
@@ -42,7 +34,7 @@ export const stringFlag = (value: unknown): string | undefined => (typeof value 
 export function parseChoiceFlag<T extends string>(flag: string, value: unknown, choices: readonly T[]): T {
   const text = String(value);
   if (!(choices as readonly string[]).includes(text))
-    throw new QuantumUsageError(`${flag} must be one of ${choices.join(', ')}, got '${text}'`);
+    throw new UsageError(`${flag} must be one of ${choices.join(', ')}, got '${text}'`);
   return text as T;
 }
 

@@ -11,15 +11,8 @@ import {
   type ParamMap,
   type QuantumIR,
 } from '../../quantum/index.js';
-import {
-  EXIT_FAILURE,
-  EXIT_OK,
-  messageOf,
-  QuantumUsageError,
-  stringFlag,
-  writeText,
-  type QuantumIO,
-} from './common.js';
+import { EXIT, UsageError } from '../errors.js';
+import { messageOf, stringFlag, writeText, type QuantumIO } from './common.js';
 
 export interface DesignerOptions {
   /** `undefined` only with `listPrimitives`. */
@@ -44,7 +37,7 @@ export interface DesignerDeps {
 /** `0`..`3` or `O0`..`O3`. */
 export function parseOptimizationLevel(value: unknown): OptimizationLevel {
   const m = /^[oO]?([0-3])$/.exec(String(value).trim());
-  if (!m) throw new QuantumUsageError(`-O/--optimization-level must be 0..3 or O0..O3, got '${String(value)}'`);
+  if (!m) throw new UsageError(`-O/--optimization-level must be 0..3 or O0..O3, got '${String(value)}'`);
   return Number(m[1]) as OptimizationLevel;
 }
 
@@ -52,11 +45,11 @@ export function parseOptimizationLevel(value: unknown): OptimizationLevel {
 export function parseDesignerOptions(input: string | undefined, o: Record<string, unknown>): DesignerOptions {
   const listPrimitives = o.listPrimitives === true;
   if (input === undefined && !listPrimitives)
-    throw new QuantumUsageError("missing required argument 'algorithm-file|wiki-page-id'");
+    throw new UsageError("missing required argument 'algorithm-file|wiki-page-id'");
   const params: ParamMap = {};
   for (const text of (o.param as string[] | undefined) ?? []) {
     const kv = parseAssignment(text);
-    if (kv === null) throw new QuantumUsageError(`-p/--param expects k=v, got '${text}'`);
+    if (kv === null) throw new UsageError(`-p/--param expects k=v, got '${text}'`);
     params[kv[0]] = kv[1];
   }
   return {
@@ -75,7 +68,7 @@ export function parseDesignerOptions(input: string | undefined, o: Record<string
 export async function runDesigner(options: DesignerOptions, io: QuantumIO, deps: DesignerDeps): Promise<number> {
   if (options.listPrimitives) {
     io.stdout(listPrimitivesText());
-    return EXIT_OK;
+    return EXIT.ok;
   }
   const now = deps.now?.() ?? new Date();
   // With `-o -` the IR owns stdout and the messages go to stderr.
@@ -86,7 +79,7 @@ export async function runDesigner(options: DesignerOptions, io: QuantumIO, deps:
     ir = designCircuit(input, { optimizationLevel: options.optimizationLevel, params: options.params, now }).ir;
   } catch (err) {
     io.stderr(`Error: ${messageOf(err)}\n`);
-    return EXIT_FAILURE;
+    return EXIT.failure;
   }
   say(options.visualize ? visualizationText(ir) : summaryText(ir));
 
@@ -108,10 +101,10 @@ export async function runDesigner(options: DesignerOptions, io: QuantumIO, deps:
       code = generateCode(ir, backend, { now });
     } catch (err) {
       io.stderr(`Error: cannot export ${backend}: ${messageOf(err)}\n`);
-      return EXIT_FAILURE;
+      return EXIT.failure;
     }
     await writeText(file, code);
     say(`${label}: ${file}\n`);
   }
-  return EXIT_OK;
+  return EXIT.ok;
 }

@@ -12,17 +12,8 @@ import {
   type HardwareParams,
   type QuantumIR,
 } from '../../quantum/index.js';
-import {
-  EXIT_FAILURE,
-  EXIT_OK,
-  messageOf,
-  parseChoiceFlag,
-  stringFlag,
-  QuantumUsageError,
-  readInputText,
-  writeText,
-  type QuantumIO,
-} from './common.js';
+import { EXIT, UsageError } from '../errors.js';
+import { messageOf, parseChoiceFlag, stringFlag, readInputText, writeText, type QuantumIO } from './common.js';
 
 export interface EstimatorOptions {
   readonly input: string | undefined;
@@ -37,7 +28,7 @@ export interface EstimatorOptions {
 
 export function parseEstimatorOptions(input: string | undefined, o: Record<string, unknown>): EstimatorOptions {
   const demo = o.demo === true;
-  if (input === undefined && !demo) throw new QuantumUsageError('a circuit file or --demo is required');
+  if (input === undefined && !demo) throw new UsageError('a circuit file or --demo is required');
   return {
     input,
     demo,
@@ -66,18 +57,18 @@ export async function runEstimator(
       hardware = parseHardwareParams(options.hardwareParams);
     } catch (err) {
       io.stderr(`Error: ${messageOf(err)}\n`);
-      return EXIT_FAILURE;
+      return EXIT.failure;
     }
   }
   let ir: QuantumIR;
   if (options.input !== undefined) {
     const text = await readInputText(options.input, 'Circuit', io);
-    if (text === null) return EXIT_FAILURE;
+    if (text === null) return EXIT.failure;
     try {
       ir = parseQuantumIR(text, { allowBareCircuit: true });
     } catch (err) {
       io.stderr(`Error: ${messageOf(err)}\n`);
-      return EXIT_FAILURE;
+      return EXIT.failure;
     }
   } else {
     ir = loadQuantumIR({ algorithm_id: 'bell_state_demo', circuit: demoCircuit() });
@@ -101,5 +92,5 @@ export async function runEstimator(
     io.stderr(
       `Summary: ${gateCount(ir.circuit)} gates, ${circuitDepth(ir.circuit)} depth, ${ir.circuit.num_qubits} qubits\n`,
     );
-  return EXIT_OK;
+  return EXIT.ok;
 }

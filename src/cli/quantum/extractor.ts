@@ -11,16 +11,8 @@ import {
   type LlmProvider,
   type MarkdownFetcher,
 } from '../../quantum/index.js';
-import {
-  EXIT_FAILURE,
-  EXIT_OK,
-  messageOf,
-  parseChoiceFlag,
-  stringFlag,
-  QuantumUsageError,
-  writeText,
-  type QuantumIO,
-} from './common.js';
+import { EXIT, UsageError } from '../errors.js';
+import { messageOf, parseChoiceFlag, stringFlag, writeText, type QuantumIO } from './common.js';
 
 export interface ExtractorOptions {
   readonly preprintId: string;
@@ -47,7 +39,7 @@ export interface ExtractorDeps {
 }
 
 export function parseExtractorOptions(preprintId: string, o: Record<string, unknown>): ExtractorOptions {
-  if (parsePreprintId(preprintId) === null) throw new QuantumUsageError(`invalid preprint id: "${preprintId}"`);
+  if (parsePreprintId(preprintId) === null) throw new UsageError(`invalid preprint id: "${preprintId}"`);
   const provider = parseChoiceFlag('--llm-provider', o.llmProvider ?? 'openai', LLM_PROVIDERS);
   return {
     preprintId: preprintId.trim(),
@@ -65,14 +57,14 @@ export async function runExtractor(options: ExtractorOptions, io: QuantumIO, dep
   const keyName = `${options.provider}_api_key`;
   if (apiKey === undefined || apiKey === '') {
     io.stderr(`Error: ${keyName} is not set; set it with: pks config set ${keyName}\n`);
-    return EXIT_FAILURE;
+    return EXIT.failure;
   }
   let paper;
   try {
     paper = await paperMarkdown(options.preprintId, options.papersDir, deps.fetchMarkdown);
   } catch (err) {
     io.stderr(`Error: ${messageOf(err)}\n`);
-    return EXIT_FAILURE;
+    return EXIT.failure;
   }
   log?.(paper.fetched ? `Fetched markdown from the server into ${paper.path}` : `Using ${paper.path}`);
   const baseUrl =
@@ -96,7 +88,7 @@ export async function runExtractor(options: ExtractorOptions, io: QuantumIO, dep
     });
   } catch (err) {
     io.stderr(`Error: ${messageOf(err)}\n`);
-    return EXIT_FAILURE;
+    return EXIT.failure;
   }
   if (result.droppedPrimitives.length > 0)
     log?.(`Ignored primitives that are not built in: ${result.droppedPrimitives.join(', ')}`);
@@ -108,5 +100,5 @@ export async function runExtractor(options: ExtractorOptions, io: QuantumIO, dep
     await writeText(options.output, yaml);
     io.stdout(`Algorithm IR saved to: ${options.output}\n`);
   }
-  return EXIT_OK;
+  return EXIT.ok;
 }

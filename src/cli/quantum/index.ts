@@ -3,7 +3,7 @@
  * `extractor`. Each action loads its module on demand, so `pks --version` never loads the quantum library.
  */
 import type { Command } from 'commander';
-import { CliExit } from '../errors.js';
+import { CliExit, EXIT, UsageError } from '../errors.js';
 import type { QuantumIO } from './common.js';
 
 type Options = Record<string, unknown>;
@@ -12,14 +12,13 @@ const collect = (value: string, previous: string[] = []): string[] => [...previo
 
 /** Runs a command: usage errors print `Error: …` and exit 2; a non-zero result ends the run with that code. */
 async function finish(io: QuantumIO, run: () => Promise<number>): Promise<void> {
-  const { EXIT_USAGE, QuantumUsageError } = await import('./common.js');
   let code: number;
   try {
     code = await run();
   } catch (err) {
-    if (!(err instanceof QuantumUsageError)) throw err;
+    if (!(err instanceof UsageError)) throw err;
     io.stderr(`Error: ${err.message}\n`);
-    code = EXIT_USAGE;
+    code = EXIT.usage;
   }
   if (code !== 0) throw new CliExit(code);
 }

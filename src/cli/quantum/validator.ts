@@ -12,9 +12,8 @@ import {
   type ReportFormat,
   type TestSuite,
 } from '../../quantum/index.js';
+import { EXIT } from '../errors.js';
 import {
-  EXIT_FAILURE,
-  EXIT_OK,
   messageOf,
   parseChoiceFlag,
   stringFlag,
@@ -97,33 +96,33 @@ export async function runValidator(
   const log = options.verbose && !options.quiet ? (line: string) => io.stderr(`${line}\n`) : undefined;
   log?.(`Loading circuit ${options.input}`);
   const text = await load(options.input, 'Circuit file', io);
-  if (text === null) return EXIT_FAILURE;
+  if (text === null) return EXIT.failure;
   const circuit = loadCircuit(text, options.input, io);
-  if (circuit === null) return EXIT_FAILURE;
+  if (circuit === null) return EXIT.failure;
 
   let reference: { name: string; circuit: Circuit } | undefined;
   if (options.reference !== undefined) {
     const refText = await load(options.reference, 'Reference file', io);
-    if (refText === null) return EXIT_FAILURE;
+    if (refText === null) return EXIT.failure;
     const loaded = loadCircuit(refText, options.reference, io);
-    if (loaded === null) return EXIT_FAILURE;
+    if (loaded === null) return EXIT.failure;
     reference = { name: options.reference, circuit: loaded.circuit };
   }
   let testSuite: TestSuite | undefined;
   if (options.testSuite !== undefined) {
     const suiteText = await load(options.testSuite, 'Test suite file', io);
-    if (suiteText === null) return EXIT_FAILURE;
+    if (suiteText === null) return EXIT.failure;
     try {
       testSuite = parseTestSuite(suiteText);
     } catch (err) {
       io.stderr(`ERROR: ${options.testSuite}: ${messageOf(err)}\n`);
-      return EXIT_FAILURE;
+      return EXIT.failure;
     }
   }
   let codegen: { name: string; text: string } | undefined;
   if (options.checkCodegen !== undefined) {
     const program = await load(options.checkCodegen, 'Program file', io);
-    if (program === null) return EXIT_FAILURE;
+    if (program === null) return EXIT.failure;
     codegen = { name: options.checkCodegen, text: program };
   }
 
@@ -153,5 +152,5 @@ export async function runValidator(
   log?.(
     `Validation ${report.passed ? 'passed' : 'failed'} (${report.error_count} errors, ${report.warning_count} warnings)`,
   );
-  return report.passed ? EXIT_OK : EXIT_FAILURE;
+  return report.passed ? EXIT.ok : EXIT.failure;
 }

@@ -4,9 +4,11 @@
  */
 import { InvalidInputError } from '../../shared/domain-errors.js';
 import { gate, measure } from '../ir/build.js';
+import { gateSpec } from '../ir/gates.js';
 import type { Circuit, Gate } from '../ir/types.js';
 import type { Backend } from './generate.js';
 import { byName, FIXED_ONE_QUBIT_LOWER, SHARED_LOWER } from './gate-names.js';
+import { QASM2_CONTROLLED } from './qasm.js';
 import { QPANDA_FIXED_ONE_QUBIT } from './qpanda.js';
 import { QISKIT_GATE_CLASS } from './qiskit.js';
 
@@ -108,16 +110,8 @@ const QISKIT_CROT: Readonly<Record<string, string>> = { crx: 'RX', cry: 'RY', cr
 const CLASS_TO_BASE: Readonly<Record<string, string>> = Object.fromEntries(
   Object.entries(QISKIT_GATE_CLASS).map(([base, cls]) => [cls, base]),
 );
-const PARAM_NAMES: Readonly<Record<string, readonly string[]>> = {
-  RX: ['theta'],
-  RY: ['theta'],
-  RZ: ['theta'],
-  P: ['theta'],
-  U: ['theta', 'phi', 'lambda'],
-};
-
 function withParams(base: string, angles: number[], lineNo: number, line: string): Record<string, number> {
-  const names = PARAM_NAMES[base] ?? [];
+  const names = gateSpec(base)?.params ?? [];
   if (names.length !== angles.length) lineError(lineNo, line, 'wrong number of angles on line');
   return Object.fromEntries(names.map((n, i) => [n, angles[i]!]));
 }
@@ -212,6 +206,12 @@ function qiskitCall(method: string, args: string[], lineNo: number, line: string
 }
 
 const QPANDA_ROT: Readonly<Record<string, string>> = { RX: 'RX', RY: 'RY', RZ: 'RZ', U1: 'P', U3: 'U' };
+/** QPanda gates with their controls among the arguments: name → [IR name, number of controls]. */
+const QPANDA_FIXED_CONTROLS: Readonly<Record<string, [string, number]>> = {
+  CNOT: ['CNOT', 1],
+  CZ: ['CZ', 1],
+  Toffoli: ['CCX', 2],
+};
 const QPANDA_QUBIT = /^qubits\[(\d+)\]$/;
 
 function qpandaQubit(token: string, lineNo: number, line: string): number {
@@ -262,8 +262,7 @@ function qpandaGate(
     if (args.length !== count) lineError(lineNo, line, 'wrong number of arguments on line');
   };
   if (dagger && name !== 'S' && name !== 'T') lineError(lineNo, line);
-  const fixed: Readonly<Record<string, [string, number]>> = { CNOT: ['CNOT', 1], CZ: ['CZ', 1], Toffoli: ['CCX', 2] };
-  const f = fixed[name];
+  const f = QPANDA_FIXED_CONTROLS[name];
   if (f !== undefined) {
     if (controls.length > 0) lineError(lineNo, line);
     arity(f[1] + 1);
@@ -294,34 +293,17 @@ function qpandaGate(
   lineError(lineNo, line);
 }
 
-const QASM_ONE = byName(SHARED_LOWER);
+/** name → [base, controls] for the names of `names` (base → name). */
+const withControls = (names: Readonly<Record<string, string>>, k: number): Record<string, [string, number]> =>
+  Object.fromEntries(Object.entries(names).map(([base, name]) => [name, [base, k]]));
 
-/** name → [base, fixed controls] for the version's vocabulary. */
-function qasmVocabulary(version: 2 | 3): Readonly<Record<string, [string, number]>> {
-  const v: Record<string, [string, number]> = {};
-  for (const [k, base] of Object.entries(QASM_ONE)) v[k] = [base, 0];
-  v.cx = ['X', 1];
-  v.cz = ['Z', 1];
-  v.ccx = ['X', 2];
-  if (version === 2) {
-    Object.assign(v, {
-      u1: ['P', 0],
-      u3: ['U', 0],
-      ch: ['H', 1],
-      cy: ['Y', 1],
-      csx: ['SX', 1],
-      crx: ['RX', 1],
-      cry: ['RY', 1],
-      crz: ['RZ', 1],
-      cu1: ['P', 1],
-      cu3: ['U', 1],
-      cswap: ['SWAP', 1],
-    });
-  } else {
-    Object.assign(v, { p: ['P', 0], U: ['U', 0] });
-  }
-  return v;
-}
+const QASM_SHARED = { ...withControls(SHARED_LOWER, 0), ccx: ['X', 2] as [string, number] };
+
+/** Each version's vocabulary: name → [base, fixed controls]. */
+const QASM_VOCABULARY: Readonly<Record<2 | 3, Readonly<Record<string, [string, number]>>>> = {
+  2: { ...QASM_SHARED, ...withControls({ P: 'u1', U: 'u3' }, 0), ...withControls(QASM2_CONTROLLED, 1) },
+  3: { ...QASM_SHARED, ...withControls({ P: 'p', U: 'U' }, 0), ...withControls({ X: 'cx', Z: 'cz' }, 1) },
+};
 
 function qasmOperands(text: string, lineNo: number, line: string): number[] {
   return splitArgs(text).map((x) => {
@@ -334,7 +316,7 @@ function qasmOperands(text: string, lineNo: number, line: string): number[] {
 function parseQasm(lines: string[], version: 2 | 3): Circuit {
   const reg: Registers = { numQubits: null, numClbits: 0 };
   const gates: Gate[] = [];
-  const vocabulary = qasmVocabulary(version);
+  const vocabulary = QASM_VOCABULARY[version];
   lines.forEach((raw, i) => {
     const lineNo = i + 1;
     const code = raw.replace(/\/\/.*$/, '').trim();

@@ -13,7 +13,7 @@ function plainName(base: string, version: QasmVersion): string {
 }
 
 /** OpenQASM 2.0 names for exactly one control. */
-const QASM2_CONTROLLED: Readonly<Record<string, string>> = { ...SHARED_SINGLE_CONTROL, P: 'cu1', U: 'cu3' };
+export const QASM2_CONTROLLED: Readonly<Record<string, string>> = { ...SHARED_SINGLE_CONTROL, P: 'cu1', U: 'cu3' };
 
 /** Gates that take `ctrl @` in OpenQASM 3 (one control); X and Z use `cx`/`cz`. */
 const QASM3_SINGLE_CTRL = new Set(['H', 'Y', 'SX', 'RX', 'RY', 'RZ', 'P', 'U', 'SWAP']);

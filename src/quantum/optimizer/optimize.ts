@@ -20,14 +20,8 @@ export interface OptimizationResult {
 export function optimizeCircuit(circuit: Circuit, level: OptimizationLevel): OptimizationResult {
   let gates = circuit.gates;
   let fused = 0;
-  if (level >= 1) {
-    for (;;) {
-      const next = cancelAndMerge(gates, circuit.num_qubits, level >= 2);
-      const changed = next.length !== gates.length || next.some((g, i) => g !== gates[i]);
-      gates = next;
-      if (!changed) break;
-    }
-  }
+  // One pass reaches the fixpoint: it also cancels the pairs its own removals expose (see cancel.ts).
+  if (level >= 1) gates = cancelAndMerge(gates, circuit.num_qubits, level >= 2);
   if (level >= 3) {
     const result = fuseSingleQubitRuns(gates, circuit.num_qubits);
     gates = result.gates;

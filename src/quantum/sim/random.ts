@@ -1,20 +1,7 @@
-/**
- * The seeded PRNG of the tools: mulberry32 (the generator `test/support/random.ts` uses, repeated here because
- * library code cannot import test support), plus Gaussian draws for random states.
- */
-export type Rng = () => number;
+/** The project's seeded PRNG (`src/shared/random.ts`), plus Gaussian draws for random states. */
+import type { Rng } from '../../shared/random.js';
 
-/** Numbers in [0, 1); the same seed gives the same sequence. */
-export function mulberry32(seed: number): Rng {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
+export { mulberry32, type Rng } from '../../shared/random.js';
 
 /** A standard normal draw (Box–Muller; `1 − u` keeps the logarithm finite). */
 export function gaussian(rng: Rng): number {

@@ -6,7 +6,7 @@
 import type { Circuit, Gate } from '../ir/types.js';
 import { gateQubits } from '../ir/metrics.js';
 import type { Rng } from './random.js';
-import { applyGate, checkKnownGates, checkSimulable, evolve, zeroState } from './statevector.js';
+import { applyStep, checkSimulable, compileGate, compileGates, runSteps, zeroState } from './statevector.js';
 
 export type Counts = Record<string, number>;
 
@@ -97,18 +97,25 @@ function collapse(sv: Float64Array, numQubits: number, q: number, rng: Rng): voi
 export function sampleCircuit(circuit: Circuit, shots: number, rng: Rng): Counts {
   const n = circuit.num_qubits;
   checkSimulable(n);
-  checkKnownGates(circuit.gates);
   if (!hasMidCircuitMeasurement(circuit.gates)) {
+    const steps = compileGates(circuit.gates, n);
     const sv = zeroState(n);
-    evolve(sv, n, n, circuit.gates);
+    runSteps(sv, n, steps);
     return sampleState(sv, n, shots, rng);
   }
+  // Each gate compiled once for all shots: the qubits a MEASURE collapses, or the step a unitary gate applies.
+  const ops = circuit.gates.map((g) => (g.name === 'MEASURE' ? g.target_qubits : compileGate(g, n)));
   const tally = new Map<number, number>();
+  const sv = zeroState(n);
   for (let s = 0; s < shots; s++) {
-    const sv = zeroState(n);
-    for (const g of circuit.gates) {
-      if (g.name === 'MEASURE') for (const q of g.target_qubits) collapse(sv, n, q, rng);
-      else applyGate(sv, n, n, g);
+    if (s > 0) {
+      sv.fill(0);
+      sv[0] = 1;
+    }
+    for (const op of ops) {
+      if (op === null) continue;
+      if (Array.isArray(op)) for (const q of op) collapse(sv, n, q, rng);
+      else applyStep(sv, n, op);
     }
     const i = pick(cumulative(sv), rng());
     tally.set(i, (tally.get(i) ?? 0) + 1);

@@ -21,39 +21,57 @@ export function checkSimulable(numQubits: number, max = MAX_STATEVECTOR_QUBITS):
 }
 
 /**
- * Applies one gate in place. `width` is the circuit's qubit count (qubit q is bit `width − 1 − q`); `numBits` is
- * log2 of the amplitude count, larger than `width` when the columns of a unitary are evolved together.
+ * A gate with its bit positions and matrix worked out once, so applying it again (every shot, every input state)
+ * builds nothing. `null` from `compileGate` means the gate changes no amplitude (MEASURE, BARRIER, I).
  */
-export function applyGate(sv: Float64Array, numBits: number, width: number, gate: Gate): void {
+export type Step =
+  | { readonly swap: false; readonly bit: number; readonly controls: number[]; readonly matrix: Mat2 }
+  | { readonly swap: true; readonly p: number; readonly q: number; readonly controls: number[] };
+
+/** `width` is the circuit's qubit count: qubit q is bit `width − 1 − q`. */
+export function compileGate(gate: Gate, width: number): Step | null {
   const name = gate.name;
-  if (name === 'BARRIER' || name === 'MEASURE') return;
+  if (name === 'BARRIER' || name === 'MEASURE' || name === 'I') return null;
   const controls = gate.control_qubits.map((q) => width - 1 - q);
-  if (name === 'SWAP') {
-    applySwap(sv, numBits, width - 1 - gate.target_qubits[0]!, width - 1 - gate.target_qubits[1]!, controls);
-    return;
-  }
-  if (name === 'I') {
-    oneQubitMatrix(name, gate.params);
-    return;
-  }
-  applyMatrix(sv, numBits, width - 1 - gate.target_qubits[0]!, controls, oneQubitMatrix(name, gate.params));
+  if (name === 'SWAP')
+    return { swap: true, p: width - 1 - gate.target_qubits[0]!, q: width - 1 - gate.target_qubits[1]!, controls };
+  return {
+    swap: false,
+    bit: width - 1 - gate.target_qubits[0]!,
+    controls,
+    matrix: oneQubitMatrix(name, gate.params),
+  };
+}
+
+/** `numBits` is log2 of the amplitude count, larger than the circuit width when unitary columns evolve together. */
+export function applyStep(sv: Float64Array, numBits: number, step: Step): void {
+  if (step.swap) applySwap(sv, numBits, step.p, step.q, step.controls);
+  else applyMatrix(sv, numBits, step.bit, step.controls, step.matrix);
+}
+
+/** Applies one gate in place (see `compileGate` and `applyStep`). */
+export function applyGate(sv: Float64Array, numBits: number, width: number, gate: Gate): void {
+  const step = compileGate(gate, width);
+  if (step !== null) applyStep(sv, numBits, step);
 }
 
 const isIdentity = (m: Mat2): boolean =>
   m[0] === 1 && m[1] === 0 && m[2] === 0 && m[3] === 0 && m[4] === 0 && m[5] === 0 && m[6] === 1 && m[7] === 0;
 
 /**
- * Runs `gates` on `sv` in place. Consecutive uncontrolled one-qubit gates on a qubit (nothing else touching it in
- * between) are multiplied into one 2×2 matrix first, so each such run costs one pass; the product is exact up to
- * rounding and its place in the qubit's timeline is unchanged.
+ * The steps of `gates` (throwing `Unknown gate: <NAME>` for the first gate the simulator cannot apply). Consecutive
+ * uncontrolled one-qubit gates on a qubit (nothing else touching it in between) are multiplied into one 2×2 matrix,
+ * so each such run costs one pass; the product is exact up to rounding and its place in the qubit's timeline is
+ * unchanged.
  */
-export function evolve(sv: Float64Array, numBits: number, width: number, gates: readonly Gate[]): void {
+export function compileGates(gates: readonly Gate[], width: number): Step[] {
+  const steps: Step[] = [];
   const pending: (Mat2 | null)[] = new Array<Mat2 | null>(width).fill(null);
   const flush = (q: number) => {
     const m = pending[q];
     if (m === null || m === undefined) return;
     pending[q] = null;
-    if (!isIdentity(m)) applyMatrix(sv, numBits, width - 1 - q, [], m);
+    if (!isIdentity(m)) steps.push({ swap: false, bit: width - 1 - q, controls: [], matrix: m });
   };
   for (const g of gates) {
     if (g.name === 'BARRIER' || g.name === 'MEASURE') continue;
@@ -72,9 +90,15 @@ export function evolve(sv: Float64Array, numBits: number, width: number, gates: 
     }
     for (const q of g.target_qubits) flush(q);
     for (const q of g.control_qubits) flush(q);
-    applyGate(sv, numBits, width, g);
+    const step = compileGate(g, width);
+    if (step !== null) steps.push(step);
   }
   for (let q = 0; q < width; q++) flush(q);
+  return steps;
+}
+
+export function runSteps(sv: Float64Array, numBits: number, steps: readonly Step[]): void {
+  for (const step of steps) applyStep(sv, numBits, step);
 }
 
 /** Throws `Unknown gate: <NAME>` for the first gate the simulator cannot apply. */
@@ -87,7 +111,7 @@ export function checkKnownGates(gates: readonly Gate[]): void {
 export function simulateStatevector(circuit: Circuit, initial?: Float64Array): Float64Array {
   const n = circuit.num_qubits;
   checkSimulable(n);
-  checkKnownGates(circuit.gates);
+  const steps = compileGates(circuit.gates, n);
   let sv: Float64Array;
   if (initial === undefined) sv = zeroState(n);
   else {
@@ -95,6 +119,6 @@ export function simulateStatevector(circuit: Circuit, initial?: Float64Array): F
       throw new InvalidInputError(`input state has ${initial.length / 2} amplitudes, expected ${2 ** n}`);
     sv = Float64Array.from(initial);
   }
-  evolve(sv, n, n, circuit.gates);
+  runSteps(sv, n, steps);
   return sv;
 }

@@ -5,7 +5,7 @@
  */
 import { InvalidInputError } from '../../shared/domain-errors.js';
 import type { Circuit } from '../ir/types.js';
-import { checkKnownGates, evolve } from './statevector.js';
+import { compileGates, runSteps } from './statevector.js';
 
 /** 2^13 × 2^13 complex entries = 1 GiB. */
 export const MAX_UNITARY_QUBITS = 13;
@@ -22,10 +22,10 @@ export function circuitUnitary(circuit: Circuit): Unitary {
   const n = circuit.num_qubits;
   if (n > MAX_UNITARY_QUBITS)
     throw new InvalidInputError(`circuit too wide for a full unitary: ${n} qubits (max ${MAX_UNITARY_QUBITS})`);
-  checkKnownGates(circuit.gates);
+  const steps = compileGates(circuit.gates, n);
   const dim = 2 ** n;
   const data = new Float64Array(2 * dim * dim);
   for (let k = 0; k < dim; k++) data[2 * (k * dim + k)] = 1;
-  evolve(data, 2 * n, n, circuit.gates);
+  runSteps(data, 2 * n, steps);
   return { numQubits: n, dim, data };
 }

@@ -7,7 +7,14 @@ import type { Circuit } from '../ir/types.js';
 import { compareUpToPhase, innerProduct, maxPhasedDifference, normalizeAngle } from '../equivalence.js';
 import { mulberry32, randomState } from '../sim/random.js';
 import { sampleCircuit, totalVariationDistance, type Counts } from '../sim/sampling.js';
-import { checkKnownGates, evolve as evolveInPlace, MAX_STATEVECTOR_QUBITS, zeroState } from '../sim/statevector.js';
+import {
+  checkKnownGates,
+  compileGates,
+  MAX_STATEVECTOR_QUBITS,
+  runSteps,
+  zeroState,
+  type Step,
+} from '../sim/statevector.js';
 import { circuitUnitary } from '../sim/unitary.js';
 
 export const METHODS = ['auto', 'unitary', 'statevector', 'sampling'] as const;
@@ -45,10 +52,6 @@ export interface EquivalenceResult {
 
 export const MEASURE_IGNORED = 'MEASURE ignored for equivalence';
 
-function unitaryPart(c: Circuit): Circuit {
-  return { ...c, gates: c.gates.filter((g) => g.name !== 'MEASURE' && g.name !== 'BARRIER') };
-}
-
 /** The number of random input states of the statevector method, and how each one's PRNG is seeded. */
 const RANDOM_INPUTS = 4;
 const randomInput = (n: number, seed: number, k: number): Float64Array =>
@@ -61,93 +64,130 @@ function plusState(n: number): Float64Array {
   return sv;
 }
 
-/** Runs `c` on `sv` in place (inputs are made fresh for each run, so no copy is needed). */
-function evolve(c: Circuit, sv: Float64Array): Float64Array {
-  evolveInPlace(sv, c.num_qubits, c.num_qubits, c.gates);
+/** Runs `steps` on `sv` in place (inputs are made fresh for each run, so no copy is needed). */
+function run(steps: readonly Step[], sv: Float64Array, n: number): Float64Array {
+  runSteps(sv, n, steps);
   return sv;
 }
 
 /** Compares `circuit` (U) with `reference` (V). Throws `InvalidInputError` when the method cannot run. */
 export function checkEquivalence(circuit: Circuit, reference: Circuit, options: MethodOptions): EquivalenceResult {
+  return equivalenceChecker(circuit, options)(reference);
+}
+
+/**
+ * `checkEquivalence` of one circuit against any number of references: the circuit's unitary, sample counts and
+ * compiled gates are worked out once, on first use. MEASURE and BARRIER change no amplitude in the simulator, so
+ * the unitary methods run the circuits as they are.
+ */
+export function equivalenceChecker(
+  circuit: Circuit,
+  options: MethodOptions,
+): (reference: Circuit) => EquivalenceResult {
   const n = circuit.num_qubits;
-  const method =
-    options.method === 'auto' ? (n <= options.matrixSizeLimit ? 'unitary' : 'statevector') : options.method;
-  const warnings: string[] = [];
-  if (n !== reference.num_qubits)
-    return {
-      method,
-      is_equivalent: false,
-      phase_difference: null,
-      max_difference: null,
-      error_message: `Qubit count mismatch: ${n} vs ${reference.num_qubits}`,
-      warnings,
-    };
-  checkKnownGates(circuit.gates);
-  checkKnownGates(reference.gates);
-  if (method === 'sampling') return samplingCheck(circuit, reference, options);
-
-  if ([...circuit.gates, ...reference.gates].some((g) => g.name === 'MEASURE')) warnings.push(MEASURE_IGNORED);
-  const u = unitaryPart(circuit);
-  const v = unitaryPart(reference);
-  const tol = options.tolerance;
-  if (method === 'unitary') {
-    if (n > options.matrixSizeLimit)
-      throw new InvalidInputError(
-        `unitary method needs at most ${options.matrixSizeLimit} qubits (--matrix-size-limit); the circuit has ${n}`,
-      );
-    const cmp = compareUpToPhase(circuitUnitary(u).data, circuitUnitary(v).data, tol);
-    return {
-      method,
-      is_equivalent: cmp.equivalent,
-      phase_difference: cmp.phase,
-      max_difference: cmp.maxDifference,
-      error_message: cmp.equivalent
-        ? null
-        : `Unitaries differ: max difference ${cmp.maxDifference} exceeds tolerance ${tol}`,
-      warnings,
-    };
-  }
-
-  if (n > MAX_STATEVECTOR_QUBITS)
-    throw new InvalidInputError(
-      `statevector method needs at most ${MAX_STATEVECTOR_QUBITS} qubits; the circuit has ${n}`,
-    );
-  // φ = arg⟨Uψ|Vψ⟩ from the first random input, then one common phase for every input.
-  const [re, im] = innerProduct(evolve(u, randomInput(n, options.seed, 0)), evolve(v, randomInput(n, options.seed, 0)));
-  const phi = Math.atan2(im, re);
-  const inputs: [string, () => Float64Array][] = [
-    ['|0…0⟩', () => zeroState(n)],
-    ['|+…+⟩', () => plusState(n)],
-    ...Array.from({ length: RANDOM_INPUTS }, (_, k): [string, () => Float64Array] => [
-      `random state ${k + 1}`,
-      () => randomInput(n, options.seed, k),
-    ]),
-  ];
-  let worst = 0;
-  let worstInput = '';
-  for (const [label, make] of inputs) {
-    // max_i |(Uψ)_i e^{iφ} − (Vψ)_i| is max_i |(Vψ)_i − e^{iφ}(Uψ)_i|.
-    const d = maxPhasedDifference(evolve(v, make()), evolve(u, make()), phi);
-    if (d > worst) {
-      worst = d;
-      worstInput = label;
+  let unitary: Float64Array | undefined;
+  let steps: Step[] | undefined;
+  let counts: Counts | undefined;
+  return (reference) => {
+    const method =
+      options.method === 'auto' ? (n <= options.matrixSizeLimit ? 'unitary' : 'statevector') : options.method;
+    const warnings: string[] = [];
+    if (n !== reference.num_qubits)
+      return {
+        method,
+        is_equivalent: false,
+        phase_difference: null,
+        max_difference: null,
+        error_message: `Qubit count mismatch: ${n} vs ${reference.num_qubits}`,
+        warnings,
+      };
+    checkKnownGates(circuit.gates);
+    checkKnownGates(reference.gates);
+    if (method === 'sampling') {
+      counts ??= sampleCircuit(circuit, options.nShots, mulberry32(options.seed));
+      return samplingCheck(counts, reference, options);
     }
-  }
-  const equivalent = worst <= tol;
-  return {
-    method,
-    is_equivalent: equivalent,
-    phase_difference: normalizeAngle(-phi),
-    max_difference: worst,
-    error_message: equivalent
-      ? null
-      : `States differ on input ${worstInput}: max difference ${worst} exceeds tolerance ${tol}`,
-    warnings,
+
+    if ([...circuit.gates, ...reference.gates].some((g) => g.name === 'MEASURE')) warnings.push(MEASURE_IGNORED);
+    const tol = options.tolerance;
+    if (method === 'unitary') {
+      if (n > options.matrixSizeLimit)
+        throw new InvalidInputError(
+          `unitary method needs at most ${options.matrixSizeLimit} qubits (--matrix-size-limit); the circuit has ${n}`,
+        );
+      unitary ??= circuitUnitary(circuit).data;
+      const cmp = compareUpToPhase(unitary, circuitUnitary(reference).data, tol);
+      return {
+        method,
+        is_equivalent: cmp.equivalent,
+        phase_difference: cmp.phase,
+        max_difference: cmp.maxDifference,
+        error_message: cmp.equivalent
+          ? null
+          : `Unitaries differ: max difference ${cmp.maxDifference} exceeds tolerance ${tol}`,
+        warnings,
+      };
+    }
+
+    if (n > MAX_STATEVECTOR_QUBITS)
+      throw new InvalidInputError(
+        `statevector method needs at most ${MAX_STATEVECTOR_QUBITS} qubits; the circuit has ${n}`,
+      );
+    const stepsU = (steps ??= compileGates(circuit.gates, n));
+    const stepsV = compileGates(reference.gates, n);
+    const { phi, firstRandom } = commonPhase(stepsU, stepsV, n, options.seed);
+    // max_i |(Uψ)_i e^{iφ} − (Vψ)_i| is max_i |(Vψ)_i − e^{iφ}(Uψ)_i|.
+    const difference = (make: () => Float64Array) =>
+      maxPhasedDifference(run(stepsV, make(), n), run(stepsU, make(), n), phi);
+    const inputs: [string, () => number][] = [
+      ['|0…0⟩', () => difference(() => zeroState(n))],
+      ['|+…+⟩', () => difference(() => plusState(n))],
+      ...Array.from({ length: RANDOM_INPUTS }, (_, k): [string, () => number] => [
+        `random state ${k + 1}`,
+        k === 0 ? () => firstRandom : () => difference(() => randomInput(n, options.seed, k)),
+      ]),
+    ];
+    let worst = 0;
+    let worstInput = '';
+    for (const [label, measure] of inputs) {
+      const d = measure();
+      if (d > worst) {
+        worst = d;
+        worstInput = label;
+      }
+    }
+    const equivalent = worst <= tol;
+    return {
+      method,
+      is_equivalent: equivalent,
+      phase_difference: normalizeAngle(-phi),
+      max_difference: worst,
+      error_message: equivalent
+        ? null
+        : `States differ on input ${worstInput}: max difference ${worst} exceeds tolerance ${tol}`,
+      warnings,
+    };
   };
 }
 
-function samplingCheck(circuit: Circuit, reference: Circuit, options: MethodOptions): EquivalenceResult {
-  const countsA = sampleCircuit(circuit, options.nShots, mulberry32(options.seed));
+/**
+ * φ = arg⟨Uψ|Vψ⟩ from the first random input (one common phase for every input), and that input's difference, so
+ * it is simulated once; its two states are dropped on return.
+ */
+function commonPhase(
+  stepsU: readonly Step[],
+  stepsV: readonly Step[],
+  n: number,
+  seed: number,
+): { phi: number; firstRandom: number } {
+  const u = run(stepsU, randomInput(n, seed, 0), n);
+  const v = run(stepsV, randomInput(n, seed, 0), n);
+  const [re, im] = innerProduct(u, v);
+  const phi = Math.atan2(im, re);
+  return { phi, firstRandom: maxPhasedDifference(v, u, phi) };
+}
+
+function samplingCheck(countsA: Counts, reference: Circuit, options: MethodOptions): EquivalenceResult {
   const countsB = sampleCircuit(reference, options.nShots, mulberry32(options.seed + 1));
   const tvd = totalVariationDistance(countsA, countsB);
   const ok = tvd <= options.tvdThreshold;

@@ -7,7 +7,7 @@ import { circuitMetrics, type CircuitMetrics } from '../ir/metrics.js';
 import type { Circuit } from '../ir/types.js';
 import { parseProgram } from '../codegen/parse.js';
 import {
-  checkEquivalence,
+  equivalenceChecker,
   type EquivalenceResult,
   type Method,
   type MethodOptions,
@@ -144,6 +144,8 @@ export function validateCircuit(circuit: Circuit, options: ValidateOptions): Val
     for (const w of ws) if (!warnings.includes(w)) warnings.push(w);
   };
 
+  const checkEquivalence = equivalenceChecker(circuit, options);
+
   try {
     checkKnownGates(circuit.gates);
   } catch (err) {
@@ -153,7 +155,7 @@ export function validateCircuit(circuit: Circuit, options: ValidateOptions): Val
   if (options.reference !== undefined && options.skipEquivalence !== true) {
     log(`Checking equivalence with ${options.reference.name} (method ${options.method})`);
     try {
-      const r = checkEquivalence(circuit, options.reference.circuit, options);
+      const r = checkEquivalence(options.reference.circuit);
       methodUsed = r.method;
       equivalence = {
         is_equivalent: r.is_equivalent,
@@ -194,7 +196,7 @@ export function validateCircuit(circuit: Circuit, options: ValidateOptions): Val
     log(`Comparing with built-in reference ${name}`);
     const metrics = comparisonMetrics(circuit, ref);
     try {
-      const r = checkEquivalence(circuit, ref, options);
+      const r = checkEquivalence(ref);
       const status = statusOf(r, tol);
       comparisons.push({ name, status, phase_difference: r.phase_difference, message: r.error_message, metrics });
       addWarnings(r.warnings);
@@ -213,7 +215,7 @@ export function validateCircuit(circuit: Circuit, options: ValidateOptions): Val
     log(`Checking generated program ${options.codegen.name}`);
     try {
       const parsed = parseProgram(options.codegen.text);
-      const r = checkEquivalence(circuit, parsed.circuit, options);
+      const r = checkEquivalence(parsed.circuit);
       let status = statusOf(r, tol);
       let message = r.error_message;
       if (status !== 'DIFFERENT' && parsed.circuit.num_clbits !== circuit.num_clbits) {
