@@ -97,5 +97,5 @@ export function openPaperAccess(
     parserTimeoutSeconds: config.parser?.timeoutSeconds ?? DEFAULT_PARSER_TIMEOUT_S,
     ...(options.failureCooldownMs !== undefined ? { failureCooldownMs: options.failureCooldownMs } : {}),
   });
-  return new PaperAccess(resolver, engine, papers, { converter, ring, limiter });
+  return new PaperAccess(resolver, engine, papers, { converter, ring });
 }

@@ -23,7 +23,7 @@ import {
   type VersionedPreprintId,
 } from '../../shared/ids.js';
 import type { Clock } from './clock.js';
-import { OpenAlexError, type OpenAlexClient } from './openalex-client.js';
+import type { OpenAlexClient } from './openalex-client.js';
 import { FetchFailure, type PreprintFetcher } from './preprint-fetcher.js';
 
 export interface Resolution {
@@ -110,78 +110,58 @@ export class Resolver {
 
   /** Paper-access input: canonical, versionless or bare old-style id, or a DOI. */
   async resolve(raw: string): Promise<ResolveOutcome> {
-    const defaults: string[] = [];
-    const fail = (error: DomainError, resolvedId: string | null): ResolveOutcome => ({
-      ok: false,
-      failure: { error, requestedId: raw, resolvedId, defaults: [...defaults] },
-    });
-    let id: PreprintId;
-    if (looksLikeDoi(raw)) {
-      const normal = normaliseDoi(raw);
-      if (!normal.ok) {
-        return fail(
-          new InvalidInputError(`invalid DOI: ${normal.reason}`, { fields: { requested_id: raw, doi: raw } }),
-          null,
-        );
-      }
-      const doi = normal.doi;
-      const fields = { requested_id: raw, doi };
-      if (this.deps.openalex === null) {
-        return fail(
-          new UnavailableError('DOI resolution unavailable: SVC_SCHOLARLY_MAILTO is not configured on the server', {
-            fields,
-          }),
-          null,
-        );
-      }
-      let found: Found<string> | undefined;
-      try {
-        found = await this.dois.fetch(doi);
-      } catch (err) {
-        const reason = err instanceof OpenAlexError ? err.message : (err as Error).message;
-        return fail(new UpstreamError('scholarly', `OpenAlex upstream error: ${reason}`, { fields, cause: err }), null);
-      }
-      const parsed = found?.value ? parsePreprintId(found.value) : null;
-      if (!parsed) {
-        return fail(
-          new NotFoundError(`DOI ${doi} is not known to OpenAlex or has no arXiv identifier`, { fields }),
-          null,
-        );
-      }
-      defaults.push(DEFAULT_TEXTS.doi(parsed.versionless));
-      id = parsed;
-      return this.finishVersion(id, raw, defaults, fields, fail);
-    }
-    const parsed = parsePreprintId(raw);
-    if (parsed === null) {
-      return fail(
-        new InvalidInputError(`invalid preprint id or DOI: ${JSON.stringify(raw)}`, { fields: { requested_id: raw } }),
-        null,
+    if (!looksLikeDoi(raw)) return this.resolveArxivId(raw, `invalid preprint id or DOI: ${JSON.stringify(raw)}`);
+    const normal = normaliseDoi(raw);
+    if (!normal.ok) {
+      return failed(
+        new InvalidInputError(`invalid DOI: ${normal.reason}`, { fields: { requested_id: raw, doi: raw } }),
+        raw,
       );
     }
-    if (parsed.categoryDefaulted) defaults.push(DEFAULT_TEXTS.category);
-    return this.finishVersion(parsed, raw, defaults, { requested_id: raw }, fail);
+    const doi = normal.doi;
+    const fields = { requested_id: raw, doi };
+    if (this.deps.openalex === null) {
+      return failed(
+        new UnavailableError('DOI resolution unavailable: SVC_SCHOLARLY_MAILTO is not configured on the server', {
+          fields,
+        }),
+        raw,
+      );
+    }
+    let found: Found<string> | undefined;
+    try {
+      found = await this.dois.fetch(doi);
+    } catch (err) {
+      const error = new UpstreamError('scholarly', `OpenAlex upstream error: ${(err as Error).message}`, {
+        fields,
+        cause: err,
+      });
+      return failed(error, raw);
+    }
+    const parsed = found?.value ? parsePreprintId(found.value) : null;
+    if (!parsed) {
+      return failed(
+        new NotFoundError(`DOI ${doi} is not known to OpenAlex or has no arXiv identifier`, { fields }),
+        raw,
+      );
+    }
+    return this.finishVersion(parsed, raw, [DEFAULT_TEXTS.doi(parsed.versionless)], fields);
   }
 
   /**
    * Ingest input (§2.2): canonical, versionless or bare old-style id (no DOI). An invalid id is the caller's
    * 400; here it fails like any other resolution error.
    */
-  async resolveId(raw: string): Promise<ResolveOutcome> {
+  resolveId(raw: string): Promise<ResolveOutcome> {
+    return this.resolveArxivId(raw, `invalid preprint_id: ${JSON.stringify(raw)}`);
+  }
+
+  /** An arXiv id in any accepted spelling; `invalidText` is the message when `raw` is none. */
+  private async resolveArxivId(raw: string, invalidText: string): Promise<ResolveOutcome> {
+    const fields = { requested_id: raw };
     const parsed = parsePreprintId(raw);
-    const defaults: string[] = [];
-    const fail = (error: DomainError, resolvedId: string | null): ResolveOutcome => ({
-      ok: false,
-      failure: { error, requestedId: raw, resolvedId, defaults: [...defaults] },
-    });
-    if (parsed === null) {
-      return fail(
-        new InvalidInputError(`invalid preprint_id: ${JSON.stringify(raw)}`, { fields: { requested_id: raw } }),
-        null,
-      );
-    }
-    if (parsed.categoryDefaulted) defaults.push(DEFAULT_TEXTS.category);
-    return this.finishVersion(parsed, raw, defaults, { requested_id: raw }, fail);
+    if (parsed === null) return failed(new InvalidInputError(invalidText, { fields }), raw);
+    return this.finishVersion(parsed, raw, parsed.categoryDefaulted ? [DEFAULT_TEXTS.category] : [], fields);
   }
 
   private async finishVersion(
@@ -189,7 +169,6 @@ export class Resolver {
     raw: string,
     defaults: string[],
     fields: Record<string, string>,
-    fail: (error: DomainError, resolvedId: string | null) => ResolveOutcome,
   ): Promise<ResolveOutcome> {
     if (hasVersion(id)) return { ok: true, resolution: { id, requestedId: raw, defaults } };
     let found: Found<number> | undefined;
@@ -197,25 +176,34 @@ export class Resolver {
       found = await this.versions.fetch(id.versionless);
     } catch (cause) {
       if (cause instanceof FetchFailure && cause.code === 'rate_limited') {
-        return fail(
-          new UnavailableError('arXiv version lookup rate-limited; retry later', {
-            fields,
-            retryAfterSeconds: RATE_LIMITED_RETRY_AFTER_S,
-            cause,
-          }),
-          id.versionless,
-        );
+        const error = new UnavailableError('arXiv version lookup rate-limited; retry later', {
+          fields,
+          retryAfterSeconds: RATE_LIMITED_RETRY_AFTER_S,
+          cause,
+        });
+        return failed(error, raw, id.versionless, defaults);
       }
       const reason = (cause as Error).message;
-      return fail(
-        new UpstreamError('preprint', `arXiv version lookup failed: ${reason}`, { fields, cause }),
-        id.versionless,
-      );
+      const error = new UpstreamError('preprint', `arXiv version lookup failed: ${reason}`, { fields, cause });
+      return failed(error, raw, id.versionless, defaults);
     }
     if (!found || found.value === null) {
-      return fail(new NotFoundError(`arXiv has no paper ${id.versionless}`, { fields }), id.versionless);
+      return failed(
+        new NotFoundError(`arXiv has no paper ${id.versionless}`, { fields }),
+        raw,
+        id.versionless,
+        defaults,
+      );
     }
     defaults.push(DEFAULT_TEXTS.version(found.value));
     return { ok: true, resolution: { id: withVersion(id, found.value), requestedId: raw, defaults } };
   }
 }
+
+/** A failed resolution; `resolvedId` and `defaults` say how far it got. */
+const failed = (
+  error: DomainError,
+  requestedId: string,
+  resolvedId: string | null = null,
+  defaults: readonly string[] = [],
+): ResolveOutcome => ({ ok: false, failure: { error, requestedId, resolvedId, defaults } });

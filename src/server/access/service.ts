@@ -22,7 +22,6 @@ import {
   withResolution,
   type Snapshot,
 } from './snapshot.js';
-import type { TokenBucket } from './token-bucket.js';
 import type { TokenRing } from './token-ring.js';
 
 /** Stored bytes to send. */
@@ -77,7 +76,6 @@ export interface ParserCounters {
 export interface AccessInternals {
   readonly converter: Converter | null;
   readonly ring: TokenRing;
-  readonly limiter: TokenBucket;
 }
 
 export class PaperAccess {
@@ -85,7 +83,7 @@ export class PaperAccess {
     readonly resolver: Resolver,
     readonly engine: AccessEngine,
     private readonly papers: PaperService,
-    /** The shared limiter, token ring and converter (counters, tests). */
+    /** The token ring and converter (health counters). */
     readonly internals: AccessInternals,
   ) {}
 

@@ -29,10 +29,6 @@ export class Slots<T extends SlotTicket = SlotTicket> {
     return this.holders;
   }
 
-  get queued(): number {
-    return this.waiting.length;
-  }
-
   /**
    * Waits for a slot; resolves to its release function (idempotent). Rejects, leaving the line, when `signal`
    * aborts while waiting.

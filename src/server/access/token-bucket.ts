@@ -18,8 +18,6 @@ export class TokenBucket {
   private last: number;
   private readonly waiters: Waiter[] = [];
   private pumping = false;
-  /** Tokens handed out since start (health counters, tests). */
-  taken = 0;
 
   constructor(
     readonly rate: number,
@@ -57,12 +55,6 @@ export class TokenBucket {
     return this.waiters.length;
   }
 
-  /** Tokens available now (fractional). */
-  available(): number {
-    this.refill();
-    return this.tokens;
-  }
-
   private refill(): void {
     const now = this.clock.now();
     if (now > this.last) {
@@ -79,7 +71,6 @@ export class TokenBucket {
         this.refill();
         if (this.tokens >= 1) {
           this.tokens -= 1;
-          this.taken++;
           this.waiters.shift()!.resolve();
           continue;
         }

@@ -14,6 +14,10 @@ export const KEEP_TASKS = 1000;
 const PROGRESS_INTERVAL_MS = 1000;
 const TASK_FILE = /^([0-9a-f]{8})\.json$/;
 
+/** Newest `submitted_at` first; ties by task id, descending. */
+const newestFirst = (a: TaskDocument, b: TaskDocument): number =>
+  a.submitted_at < b.submitted_at ? 1 : a.submitted_at > b.submitted_at ? -1 : a.task_id < b.task_id ? 1 : -1;
+
 interface Persisted {
   /** The write chain: one file write at a time per task, in order. */
   chain: Promise<void>;
@@ -49,7 +53,7 @@ export class TaskStore {
         this.logger.warn({ file: name, err: (err as Error).message }, 'skipping an unreadable ingest task file');
       }
     }
-    loaded.sort((a, b) => (a.submitted_at < b.submitted_at ? 1 : a.submitted_at > b.submitted_at ? -1 : 0));
+    loaded.sort(newestFirst);
     for (const old of loaded.splice(KEEP_TASKS)) await rm(path.join(this.dir, `${old.task_id}.json`), { force: true });
     for (const doc of loaded) {
       this.tasks.set(doc.task_id, doc);
@@ -90,9 +94,7 @@ export class TaskStore {
 
   /** Every task, newest `submitted_at` first. */
   all(): TaskDocument[] {
-    return [...this.tasks.values()].sort((a, b) =>
-      a.submitted_at < b.submitted_at ? 1 : a.submitted_at > b.submitted_at ? -1 : a.task_id < b.task_id ? 1 : -1,
-    );
+    return [...this.tasks.values()].sort(newestFirst);
   }
 
   get size(): number {

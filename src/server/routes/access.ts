@@ -9,11 +9,9 @@ import type { AccessKind } from '../access/engine.js';
 import type { Resolution, ResolutionFailure } from '../access/resolver.js';
 import type { PaperAccess, TriggerSnapshot } from '../access/service.js';
 import { statusPath } from '../access/snapshot.js';
+import { metadataValue as headerSafe } from '../storage/write.js';
 import type { PaperAction, PaperActionName } from './papers.js';
 import { ErrorBody, OpenObject, Timestamp } from './schemas.js';
-
-/** A header value as HTTP allows it: printable ASCII kept, anything else percent-encoded. */
-const headerSafe = (value: string) => (/^[\x20-\x7e]*$/.test(value) ? value : encodeURIComponent(value));
 
 /** `X-Svc-Requested-Id`, `X-Svc-Resolved-Id`, `X-Svc-Defaults-Applied` when a default was applied (§11.1). */
 function defaultsHeaders(reply: FastifyReply, r: Resolution | ResolutionFailure): void {

@@ -2,20 +2,16 @@
  * Neo4j on a port and data directory of the test's choosing, with its process exposed, so a test can stop it
  * (SIGSTOP/SIGCONT), kill it, and start it again on the same address with the same data — what an operator's restart
  * does. The harness in test/support/neo4j.ts picks both itself and removes the data on stop; this wrapper runs the
- * same launcher with the same JVM flags.
+ * same launcher with the same JVM flags (`neo4jJavaArgs`).
  */
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { REPO_ROOT } from '../../support/server.js';
 import { freePort } from '../../support/free-port.js';
+import { NEO4J_LAUNCHER_JAR, neo4jJavaArgs } from '../../support/neo4j.js';
 import { isRunning, startFaultProcess, until, type FaultProcess } from './processes.js';
-
-const TARGET = path.join(REPO_ROOT, 'test/support/neo4j/target');
-const JAR = path.join(TARGET, 'neo4j-launcher.jar');
-const CDS_ARCHIVE = path.join(TARGET, 'neo4j.jsa');
 
 export interface Neo4jProcess extends FaultProcess {
   readonly boltUri: string;
@@ -23,23 +19,15 @@ export interface Neo4jProcess extends FaultProcess {
 
 /** `restart` starts Neo4j again on the same port with the same data directory; `stop` removes that directory. */
 export async function startNeo4jProcess(): Promise<Neo4jProcess> {
-  if (!existsSync(JAR)) throw new Error(`${JAR} is missing: run scripts/install-test-deps.sh`);
+  if (!existsSync(NEO4J_LAUNCHER_JAR)) {
+    throw new Error(`${NEO4J_LAUNCHER_JAR} is missing: run scripts/install-test-deps.sh`);
+  }
   const port = await freePort();
   const home = await mkdtemp(path.join(os.tmpdir(), 'pks-fault-neo4j-'));
   let output = '';
   const controls = await startFaultProcess(
     () => {
-      const jvm = [
-        ...(existsSync(CDS_ARCHIVE) ? [`-XX:SharedArchiveFile=${CDS_ARCHIVE}`] : []),
-        '-Xlog:disable',
-        '-Xlog:all=error:stderr',
-        '-Xms512m',
-        '-Xmx512m',
-        '-XX:+UseSerialGC',
-        '-XX:TieredStopAtLevel=1',
-        '--add-opens=java.base/java.nio=ALL-UNNAMED',
-      ];
-      const child = spawn('java', [...jvm, '-jar', JAR, String(port), home], { stdio: ['pipe', 'pipe', 'pipe'] });
+      const child = spawn('java', neo4jJavaArgs(port, home), { stdio: ['pipe', 'pipe', 'pipe'] });
       child.stdin!.on('error', () => undefined);
       output = '';
       child.stdout!.on('data', (d: Buffer) => (output = (output + d.toString()).slice(-16_000)));

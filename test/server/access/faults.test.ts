@@ -10,22 +10,18 @@ import { collect } from '../../../src/server/storage/object-store.js';
 import { makeZip } from '../papers/zip.js';
 import { DONE, resultZip } from '../../support/upstreams/mineru.js';
 import { OffsetClock, until } from './support/clocks.js';
-import { accessEnv, startDoubles, type Doubles } from './support/harness.js';
+import { accessEnv, type Doubles } from './support/harness.js';
 import { addPaper, pollJson, type Body } from './support/papers.js';
-import { startAccessServer, type AccessServer } from './support/server.js';
+import { startAccessServer, startAccessStack, stopAccessStack, type AccessServer } from './support/server.js';
 
 let d: Doubles;
 let s: AccessServer;
 const clock = new OffsetClock();
 
 beforeAll(async () => {
-  d = await startDoubles();
-  s = await startAccessServer(accessEnv(d), { clock });
+  ({ d, s } = await startAccessStack({}, { clock }));
 });
-afterAll(async () => {
-  await s?.close();
-  await d?.close();
-});
+afterAll(() => stopAccessStack({ d, s }));
 
 /** Triggers the markdown of a fresh paper (with a task script) and waits for the job to end failed. */
 async function failedConversion(id: string, script: Parameters<typeof d.mineru.scripts.set>[1]): Promise<Body> {

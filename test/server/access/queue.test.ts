@@ -5,22 +5,18 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { OffsetClock, until } from './support/clocks.js';
-import { accessEnv, startDoubles, type Doubles } from './support/harness.js';
+import type { Doubles } from './support/harness.js';
 import { addPaper, jsonOf, pollJson, type Body } from './support/papers.js';
-import { startAccessServer, type AccessServer } from './support/server.js';
+import { startAccessStack, stopAccessStack, type AccessServer } from './support/server.js';
 
 let d: Doubles;
 let s: AccessServer;
 const clock = new OffsetClock();
 
 beforeAll(async () => {
-  d = await startDoubles();
-  s = await startAccessServer({ ...accessEnv(d), PARSER_MAX_CONCURRENT_JOBS: '2', PARSER_TIMEOUT: '600' }, { clock });
+  ({ d, s } = await startAccessStack({ PARSER_MAX_CONCURRENT_JOBS: '2', PARSER_TIMEOUT: '600' }, { clock }));
 });
-afterAll(async () => {
-  await s?.close();
-  await d?.close();
-});
+afterAll(() => stopAccessStack({ d, s }));
 
 const ids = (prefix: string) => Array.from({ length: 10 }, (_, i) => `${prefix}${String(i + 1).padStart(2, '0')}v1`);
 const statusOf = async (id: string) => jsonOf(await s.get(`/api/papers/${id}/markdown/status`));

@@ -5,9 +5,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { arxivWork } from '../../support/upstreams/openalex.js';
 import { OffsetClock } from './support/clocks.js';
-import { accessEnv, MAILTO, startDoubles, type Doubles } from './support/harness.js';
+import { accessEnv, MAILTO, type Doubles } from './support/harness.js';
 import { addPaper, jsonOf, pollJson } from './support/papers.js';
-import { startAccessServer, type AccessServer } from './support/server.js';
+import { startAccessServer, startAccessStack, stopAccessStack, type AccessServer } from './support/server.js';
 
 const CATEGORY = 'category=quant-ph (no category prefix; server default for bare old-style numbers)';
 const VERSION2 = 'version=v2 (no version specified; latest published version used)';
@@ -18,16 +18,12 @@ let s: AccessServer;
 const clock = new OffsetClock();
 
 beforeAll(async () => {
-  d = await startDoubles();
-  s = await startAccessServer(accessEnv(d), { clock });
+  ({ d, s } = await startAccessStack({}, { clock }));
   addPaper(d.arxiv, 'quant-ph/9508027', 2);
   addPaper(d.arxiv, '2501.00010', 2);
   d.openalex.works.set('10.1137/s0097539795293172', arxivWork('10.1137/s0097539795293172', 'quant-ph/9508027v2'));
 });
-afterAll(async () => {
-  await s?.close();
-  await d?.close();
-});
+afterAll(() => stopAccessStack({ d, s }));
 
 const absRequests = () => d.arxiv.requestsTo('abs').length;
 

@@ -5,22 +5,18 @@
  */
 import { afterAll, beforeAll, expect, it } from 'vitest';
 import { useMoto } from '../../support/moto.js';
-import { accessEnv, startDoubles, type Doubles } from './support/harness.js';
+import type { Doubles } from './support/harness.js';
 import { addPaper, pollJson } from './support/papers.js';
-import { startAccessServer, type AccessServer } from './support/server.js';
+import { startAccessStack, stopAccessStack, type AccessServer } from './support/server.js';
 
 const moto = useMoto();
 let d: Doubles;
 let s: AccessServer;
 
 beforeAll(async () => {
-  d = await startDoubles();
-  s = await startAccessServer({ ...accessEnv(d), SVC_OBJ_PUBLIC_ENDPOINT: moto().endpoint }, { moto: moto() });
+  ({ d, s } = await startAccessStack({ SVC_OBJ_PUBLIC_ENDPOINT: moto().endpoint }, { moto: moto() }));
 });
-afterAll(async () => {
-  await s?.close();
-  await d?.close();
-});
+afterAll(() => stopAccessStack({ d, s }));
 
 async function bytesOnceReady(path: string): Promise<Buffer> {
   await pollJson(s.get, `${path}/status`, (b) => b.state === 'cached');

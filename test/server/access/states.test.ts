@@ -4,9 +4,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OffsetClock, until } from './support/clocks.js';
-import { accessEnv, startDoubles, type Doubles } from './support/harness.js';
+import type { Doubles } from './support/harness.js';
 import { addPaper, jsonOf, pollJson, type Body } from './support/papers.js';
-import { startAccessServer, type AccessServer } from './support/server.js';
+import { startAccessStack, stopAccessStack, type AccessServer } from './support/server.js';
 
 let d: Doubles;
 let s: AccessServer;
@@ -17,13 +17,9 @@ const waitFor = (id: string, predicate: (b: Body) => boolean, kind = 'markdown')
   pollJson(s.get, `/api/papers/${id}/${kind}/status`, predicate);
 
 beforeAll(async () => {
-  d = await startDoubles();
-  s = await startAccessServer({ ...accessEnv(d), PARSER_MAX_CONCURRENT_JOBS: '1' }, { clock });
+  ({ d, s } = await startAccessStack({ PARSER_MAX_CONCURRENT_JOBS: '1' }, { clock }));
 });
-afterAll(async () => {
-  await s?.close();
-  await d?.close();
-});
+afterAll(() => stopAccessStack({ d, s }));
 
 describe('markdown job states (SPEC state table)', () => {
   it('(none) + GET, cache miss → queued: 202, Operation-Location, Retry-After: 5, snapshot', async () => {

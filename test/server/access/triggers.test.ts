@@ -5,22 +5,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { OffsetClock } from './support/clocks.js';
-import { accessEnv, startDoubles, type Doubles } from './support/harness.js';
+import { accessEnv, type Doubles } from './support/harness.js';
 import { addPaper, jsonOf, pollJson } from './support/papers.js';
-import { AUTH, startAccessServer, type AccessServer } from './support/server.js';
+import { AUTH, startAccessServer, startAccessStack, stopAccessStack, type AccessServer } from './support/server.js';
 
 let d: Doubles;
 let s: AccessServer;
 const clock = new OffsetClock();
 
 beforeAll(async () => {
-  d = await startDoubles();
-  s = await startAccessServer(accessEnv(d), { clock });
+  ({ d, s } = await startAccessStack({}, { clock }));
 });
-afterAll(async () => {
-  await s?.close();
-  await d?.close();
-});
+afterAll(() => stopAccessStack({ d, s }));
 
 const waitState = (id: string, kind: string, state: string) =>
   pollJson(s.get, `/api/papers/${id}/${kind}/status`, (b) => b.state === state);

@@ -9,9 +9,16 @@ import { createLogger } from '../../../src/server/logger.js';
 import { LogCapture } from '../../support/server.js';
 import { fakePdf } from '../../support/upstreams/arxiv.js';
 import { OffsetClock, until } from '../access/support/clocks.js';
-import { accessEnv, startDoubles, type Doubles } from '../access/support/harness.js';
+import { accessEnv, type Doubles } from '../access/support/harness.js';
 import { addPaper } from '../access/support/papers.js';
-import { AUTH, composeServer, startAccessServer, type AccessServer } from '../access/support/server.js';
+import {
+  AUTH,
+  composeServer,
+  startAccessServer,
+  startAccessStack,
+  stopAccessStack,
+  type AccessServer,
+} from '../access/support/server.js';
 
 type Task = Record<string, unknown> & {
   task_id: string;
@@ -27,13 +34,9 @@ let s: AccessServer;
 const clock = new OffsetClock();
 
 beforeAll(async () => {
-  d = await startDoubles();
-  s = await startAccessServer(accessEnv(d), { clock });
+  ({ d, s } = await startAccessStack({}, { clock }));
 });
-afterAll(async () => {
-  await s?.close();
-  await d?.close();
-});
+afterAll(() => stopAccessStack({ d, s }));
 
 const post = (server: AccessServer, url: string, body: unknown) =>
   server.fetch(url, {

@@ -1,9 +1,9 @@
 /**
  * A pksd with paper access, ingest and chunk search wired in, for the end-to-end tests of this area.
  *
- * `pksd serve`'s start sequence lives in `src/server/runtime.ts`, which builds the paper-access services only once
- * its construction lines are added (see the issue 10 report). Until then this composes the same services the same
- * way: the real app (`buildApp`, every route, guard and header), the real stores, the real upstream clients.
+ * `pksd serve`'s start sequence (`startServer` in `src/server/runtime.ts`) takes no clock or paper-access test hooks
+ * and does not expose the services it builds, so this composes the same services the same way: the real app
+ * (`buildApp`, every route, guard and header), the real stores, the real upstream clients.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -32,6 +32,7 @@ import { freePort } from '../../../support/free-port.js';
 import type { MotoServer } from '../../../support/moto.js';
 import { LogCapture, testConfig } from '../../../support/server.js';
 import { motoBuckets, objectStoreEnv } from '../../storage/backends.js';
+import { accessEnv, startDoubles, type Doubles } from './harness.js';
 
 export const PAT = 'access-test-system-pat-0123456789';
 export const AUTH = { Authorization: `Bearer ${PAT}` };
@@ -148,7 +149,34 @@ export async function startAccessServer(
     stop: () => server.close(),
     async close() {
       await server.close();
-      await rm(dir, { recursive: true, force: true });
+      // Paper-access jobs still in flight may stage one more file while the directory goes: retry ENOTEMPTY.
+      await rm(dir, { recursive: true, force: true, maxRetries: 5 });
     },
   };
+}
+
+/** The upstream doubles and a pksd on them: most tests of this area start these two for the whole file. */
+export interface AccessStack {
+  readonly d: Doubles;
+  readonly s: AccessServer;
+}
+
+/** Starts the doubles, then a pksd with `accessEnv` plus `env`; `env` wins. */
+export async function startAccessStack(
+  env: Record<string, string> = {},
+  options: ComposeOptions & { readonly moto?: MotoServer } = {},
+): Promise<AccessStack> {
+  const d = await startDoubles();
+  try {
+    return { d, s: await startAccessServer({ ...accessEnv(d), ...env }, options) };
+  } catch (err) {
+    await d.close();
+    throw err;
+  }
+}
+
+/** Stops what `startAccessStack` started (either part is missing when a start failed). */
+export async function stopAccessStack(stack: Partial<AccessStack>): Promise<void> {
+  await stack.s?.close();
+  await stack.d?.close();
 }
