@@ -17,8 +17,8 @@ import type { Browser, BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { startTestServer, type TestServer } from '../test/support/server.js';
 import { startGitHubDouble, type GitHubDouble } from '../test/support/upstreams/github.js';
-import { CHROMIUM, launchBrowser, openPage } from '../test/web/support/browser.js';
-import { ensureWebBuild, signIn, WEB_DIST } from '../test/web/support/stack.js';
+import { CHROMIUM, launchBrowser } from '../test/web/support/browser.js';
+import { ensureWebBuild, openSignedIn, WEB_DIST } from '../test/web/support/stack.js';
 import { generateWiki } from '../test/wiki/generate.js';
 import { peakRssMiB, percentile } from './support/load.js';
 import type { PageGlobals } from '../test/web/support/page-globals.js';
@@ -87,8 +87,7 @@ beforeAll(async () => {
     { webRoot: WEB_DIST },
   );
   browser = await launchBrowser();
-  const w = await openPage(browser, server.url);
-  await signIn(w.page, server.url, '/');
+  const w = await openSignedIn(browser, server.url);
   storageState = await w.context.storageState();
   await w.close();
   report(

@@ -10,8 +10,8 @@ import { syncWikiToGraph } from '../../src/server/graph/wiki-sync.js';
 import { loadWiki } from '../../src/wiki/index.js';
 import { graphClientFor, startNeo4j, type Neo4jServer } from '../support/neo4j.js';
 import { REPO_ROOT } from '../support/server.js';
-import { CHROMIUM, launchBrowser, openPage, screenshotsAndAxe, type WebPage } from './support/browser.js';
-import { signIn, startStack, type Stack } from './support/stack.js';
+import { CHROMIUM, launchBrowser, screenshotsAndAxe, type WebPage } from './support/browser.js';
+import { openSignedIn, startStack, type Stack } from './support/stack.js';
 
 /** Replaces the editor's text by typing, as a person would. */
 async function typeQuery(page: Page, text: string): Promise<void> {
@@ -53,8 +53,7 @@ describe.skipIf(!CHROMIUM)('web front end: graph explorer', () => {
     }
     stack = await startStack({}, { GRAPHDB_URI: neo.boltUri });
     browser = await launchBrowser();
-    w = await openPage(browser, stack.url);
-    await signIn(w.page, stack.url, '/');
+    w = await openSignedIn(browser, stack.url);
   });
   afterAll(async () => {
     await w?.close();

@@ -12,9 +12,11 @@ describe.skipIf(!CHROMIUM)('web front end: sign-in, tokens, device approval', ()
   let stack: Stack;
   let browser: Browser;
   const opened: WebPage[] = [];
-  const open = async () => {
+  /** A fresh page, closed after the file; signed in and on `next` when given. */
+  const open = async (next?: string) => {
     const w = await openPage(browser, stack.url);
     opened.push(w);
+    if (next !== undefined) await signIn(w.page, stack.url, next);
     return w;
   };
 
@@ -74,8 +76,7 @@ describe.skipIf(!CHROMIUM)('web front end: sign-in, tokens, device approval', ()
   });
 
   it('creates a PAT shown once, which works against /api/pages until it is revoked', async () => {
-    const { page, cspViolations } = await open();
-    await signIn(page, stack.url, '/pat');
+    const { page, cspViolations } = await open('/pat');
     // The read scopes are selected by default.
     for (const [scope, checked] of [
       ['wiki:read', true],
@@ -160,8 +161,7 @@ describe.skipIf(!CHROMIUM)('web front end: sign-in, tokens, device approval', ()
     expect(pending.status).toBe(400);
     expect(await pending.json()).toEqual({ error: 'authorization_pending' });
 
-    const { page, cspViolations } = await open();
-    await signIn(page, stack.url, '/');
+    const { page, cspViolations } = await open('/');
     await page.goto(codes.verification_uri_complete);
     expect(await page.getByLabel('Code shown by the client').inputValue()).toBe(codes.user_code);
     await page.getByText('The client is waiting for you to approve or deny it.').waitFor();
@@ -209,8 +209,7 @@ describe.skipIf(!CHROMIUM)('web front end: sign-in, tokens, device approval', ()
       body: JSON.stringify({ name: 'unknown tool', expires_in_days: 7, scopes: ['papers:write'] }),
     });
     const codes = (await start.json()) as { device_code: string; user_code: string };
-    const { page } = await open();
-    await signIn(page, stack.url, '/device');
+    const { page } = await open('/device');
     await page.getByLabel('Code shown by the client').fill(codes.user_code.replace('-', '').toLowerCase());
     await page.getByRole('button', { name: 'Look up' }).click();
     await page.getByText('The client is waiting for you').waitFor();
@@ -236,8 +235,7 @@ describe.skipIf(!CHROMIUM)('web front end: sign-in, tokens, device approval', ()
   });
 
   it('sends the user to /login?next=… when the server answers 401, and names the missing scope on a 403', async () => {
-    const { page } = await open();
-    await signIn(page, stack.url, '/');
+    const { page } = await open('/');
     await page.route('**/api/stats', (route) =>
       route.fulfill({
         status: 403,
@@ -272,10 +270,11 @@ describe.skipIf(!CHROMIUM)('web front end: sign-in, tokens, device approval', ()
     expect(await sessionToken(page)).toBe('');
   });
 
-  it('signs out: asks the server to revoke the session and forgets the token', async () => {
-    const { page } = await open();
-    await signIn(page, stack.url, '/');
+  it('signs out: the server revokes the session and the page forgets the token', async () => {
+    const { page } = await open('/');
     const token = await sessionToken(page);
+    const usePat = () => fetch(`${stack.url}/api/pat`, { headers: { Authorization: `Bearer ${token}` } });
+    expect((await usePat()).status).toBe(200);
     const logoutRequest = page.waitForRequest(
       (r) => r.url() === `${stack.url}/api/collections/users/auth-logout` && r.method() === 'POST',
     );
@@ -285,6 +284,7 @@ describe.skipIf(!CHROMIUM)('web front end: sign-in, tokens, device approval', ()
     expect(await sessionToken(page)).toBe('');
     await page.goto(`${stack.url}/pat`);
     await page.waitForURL(`${stack.url}/login?next=%2Fpat`);
+    expect((await usePat()).status).toBe(401);
   });
 
   it('has no CSP violations or console errors on any screen it visited', () => {

@@ -13,9 +13,9 @@ import { multipart, pdfBytes } from '../server/papers/helpers.js';
 import { makeZip } from '../server/papers/zip.js';
 import { arxivWork } from '../support/upstreams/openalex.js';
 import { resultZip, type TaskState } from '../support/upstreams/mineru.js';
-import { CHROMIUM, launchBrowser, openPage, screenshotsAndAxe, type WebPage } from './support/browser.js';
+import { CHROMIUM, launchBrowser, screenshotsAndAxe, type WebPage } from './support/browser.js';
 import { makePng } from './support/png.js';
-import { signIn, startStack, type Stack } from './support/stack.js';
+import { openSignedIn, startStack, type Stack } from './support/stack.js';
 
 const FIGURE = makePng(64, 40, (x, y) => [40 + x * 3, 80 + y * 4, 200]);
 const MiB = 1024 * 1024;
@@ -63,8 +63,7 @@ describe.skipIf(!CHROMIUM)('web front end: papers', () => {
       );
       const claim = await stack.api('/api/papers/2501.00011v2/parser-claim', { method: 'POST' });
       expect(claim.status).toBe(201);
-      w = await openPage(browser, stack.url);
-      await signIn(w.page, stack.url, '/');
+      w = await openSignedIn(browser, stack.url);
     });
     afterAll(async () => {
       await w?.close();
@@ -143,8 +142,7 @@ describe.skipIf(!CHROMIUM)('web front end: papers', () => {
           PARSER_POLL_INTERVAL: '0.5',
         },
       );
-      w = await openPage(browser, stack.url);
-      await signIn(w.page, stack.url, '/');
+      w = await openSignedIn(browser, stack.url);
     });
     afterAll(async () => {
       await w?.close();

@@ -5,7 +5,7 @@
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, launchBrowser, openPage, screenshotsAndAxe, type WebPage } from './support/browser.js';
-import { signIn, startStack, type Stack } from './support/stack.js';
+import { openSignedIn, signIn, startStack, type Stack } from './support/stack.js';
 import type { PageGlobals } from './support/page-globals.js';
 
 const fixturePage = (id: string, title: string, body: string, extra = ''): string =>
@@ -52,8 +52,7 @@ describe.skipIf(!CHROMIUM)('web front end: wiki', () => {
   beforeAll(async () => {
     stack = await startStack(PAGES);
     browser = await launchBrowser();
-    w = await openPage(browser, stack.url);
-    await signIn(w.page, stack.url, '/');
+    w = await openSignedIn(browser, stack.url);
   });
   afterAll(async () => {
     await w?.close();

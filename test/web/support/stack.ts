@@ -8,10 +8,11 @@ import { cp, mkdir, mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
-import type { Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { createGitWiki, type GitWiki } from '../../server/wiki/git-fixture.js';
 import { REPO_ROOT, startTestServer, type TestServer } from '../../support/server.js';
 import { startGitHubDouble, type GitHubDouble } from '../../support/upstreams/github.js';
+import { openPage, type WebPage } from './browser.js';
 import type { PageGlobals } from './page-globals.js';
 
 export const SYSTEM_PAT = 'web-tests-system-pat-0001';
@@ -119,6 +120,13 @@ export async function signIn(page: Page, url: string, next = '/'): Promise<void>
   await page.goto(`${url}/login?next=${encodeURIComponent(next)}`);
   await page.getByRole('button', { name: 'Sign in with GitHub' }).click();
   await page.waitForURL((u) => u.pathname === next.split('?')[0], { timeout: 60_000 });
+}
+
+/** A fresh page (see `openPage`) signed in on the server at `url`, ending on `next`. */
+export async function openSignedIn(browser: Browser, url: string, next = '/'): Promise<WebPage> {
+  const w = await openPage(browser, url);
+  await signIn(w.page, url, next);
+  return w;
 }
 
 /** The session token the front end stored (PocketBase SDK's LocalAuthStore). */

@@ -56,7 +56,8 @@ export async function apiFetch(path: string, options: RequestOptions = {}): Prom
   return response;
 }
 
-async function readBody(response: Response): Promise<unknown> {
+/** The body as JSON, as text when it is not JSON, or null when empty. */
+export async function readBody(response: Response): Promise<unknown> {
   const text = await response.text();
   if (text === '') return null;
   try {
@@ -67,7 +68,7 @@ async function readBody(response: Response): Promise<unknown> {
 }
 
 /** The `detail` (or PocketBase `message`) of an error body. */
-function detailOf(body: unknown, response: Response): string {
+export function detailOf(body: unknown, response: Response): string {
   if (body && typeof body === 'object') {
     const b = body as { detail?: unknown; message?: unknown };
     if (typeof b.detail === 'string') return b.detail;
@@ -77,7 +78,7 @@ function detailOf(body: unknown, response: Response): string {
 }
 
 /** Throws an ApiError for a non-2xx response, else returns its JSON body. */
-export async function jsonOf<T>(response: Response): Promise<T> {
+async function jsonOf<T>(response: Response): Promise<T> {
   const body = await readBody(response);
   if (!response.ok) throw new ApiError(response.status, detailOf(body, response), body);
   return body as T;

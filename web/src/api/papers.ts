@@ -1,4 +1,4 @@
-import { apiFetch, ApiError, jsonOf, pathId } from './client';
+import { api, apiFetch, ApiError, detailOf, pathId, readBody } from './client';
 import type { JobSnapshot } from './types';
 
 export type Kind = 'markdown' | 'pdf';
@@ -8,7 +8,7 @@ const isSnapshot = (b: unknown): b is JobSnapshot =>
 
 /** `GET …/<kind>/status` (CONTRACT §11.4): side-effect free; 400/404/5xx only for resolution failures. */
 export const fetchStatus = (id: string, kind: Kind): Promise<JobSnapshot> =>
-  apiFetch(`/api/papers/${pathId(id)}/${kind}/status`).then((r) => jsonOf<JobSnapshot>(r));
+  api<JobSnapshot>(`/api/papers/${pathId(id)}/${kind}/status`);
 
 export type TriggerResult = { bytes: Blob; snapshot?: undefined } | { bytes?: undefined; snapshot: JobSnapshot };
 
@@ -21,16 +21,9 @@ export async function trigger(id: string, kind: Kind): Promise<TriggerResult> {
     headers: { Accept: kind === 'pdf' ? 'application/pdf, application/json' : 'text/markdown, application/json' },
   });
   if (response.status === 200) return { bytes: await response.blob() };
-  const text = await response.text();
-  let body: unknown = null;
-  try {
-    body = JSON.parse(text);
-  } catch {
-    body = text;
-  }
+  const body = await readBody(response);
   if (isSnapshot(body)) return { snapshot: body };
-  const detail = (body as { detail?: unknown } | null)?.detail;
-  throw new ApiError(response.status, typeof detail === 'string' ? detail : `${response.status}`, body);
+  throw new ApiError(response.status, detailOf(body, response), body);
 }
 
 /** A job that is still working (poll its status). */

@@ -4,16 +4,16 @@ import type {
   GraphAnswer,
   GraphSchema,
   GraphStats,
-  NeedsParser,
-  PageDetail,
-  PageList,
+  NeedsParserPage,
+  PageDetailResponse,
+  PageListResponse,
   PaperStats,
   PatItem,
   ScopeList,
-  SearchResult,
+  SearchResponse,
   ServerInfo,
-  SyncStatus,
-  WikiStats,
+  SyncStatusBody,
+  StatsResponse,
 } from './types';
 
 export const queryClient = new QueryClient({
@@ -41,7 +41,7 @@ export const q = {
   scopes: () =>
     queryOptions({ queryKey: ['scopes'], queryFn: () => api<ScopeList>('/api/pat/scopes'), staleTime: Infinity }),
   pats: () => queryOptions({ queryKey: ['pats'], queryFn: () => api<{ tokens: PatItem[] }>('/api/pat') }),
-  wikiStats: () => queryOptions({ queryKey: ['wiki', 'stats'], queryFn: () => api<WikiStats>('/api/stats') }),
+  wikiStats: () => queryOptions({ queryKey: ['wiki', 'stats'], queryFn: () => api<StatsResponse>('/api/stats') }),
   pages: (f: PageFilters) =>
     queryOptions({
       queryKey: ['wiki', 'pages', f],
@@ -50,7 +50,7 @@ export const q = {
         if (f.type) p.set('page_type', f.type);
         if (f.status) p.set('status', f.status);
         if (f.tags) p.set('tags', f.tags);
-        return api<PageList>(`/api/pages${p.size ? `?${p}` : ''}`);
+        return api<PageListResponse>(`/api/pages${p.size ? `?${p}` : ''}`);
       },
     }),
   /** Every served page id with its title (the non-source list plus the source list), for link checks and titles. */
@@ -59,8 +59,8 @@ export const q = {
       queryKey: ['wiki', 'index'],
       queryFn: async () => {
         const [entries, sources] = await Promise.all([
-          api<PageList>('/api/pages'),
-          api<PageList>('/api/pages?page_type=source'),
+          api<PageListResponse>('/api/pages'),
+          api<PageListResponse>('/api/pages?page_type=source'),
         ]);
         return new Map([...entries.pages, ...sources.pages].map((p) => [p.id, p]));
       },
@@ -69,25 +69,25 @@ export const q = {
   page: (id: string) =>
     queryOptions({
       queryKey: ['wiki', 'page', id],
-      queryFn: () => api<PageDetail>(`/api/pages/${encodeURIComponent(id)}`),
+      queryFn: () => api<PageDetailResponse>(`/api/pages/${encodeURIComponent(id)}`),
     }),
   search: (query: string, includeSources: boolean) =>
     queryOptions({
       queryKey: ['wiki', 'search', query, includeSources],
       queryFn: ({ signal }) =>
-        api<SearchResult>(
+        api<SearchResponse>(
           `/api/search?${new URLSearchParams({ q: query, limit: '50', include_sources: String(includeSources) })}`,
           { signal },
         ),
     }),
   syncStatus: () =>
-    queryOptions({ queryKey: ['wiki', 'sync'], queryFn: () => api<SyncStatus>('/api/wiki/sync/status') }),
+    queryOptions({ queryKey: ['wiki', 'sync'], queryFn: () => api<SyncStatusBody>('/api/wiki/sync/status') }),
   paperStats: () =>
     queryOptions({ queryKey: ['papers', 'stats'], queryFn: () => api<PaperStats>('/api/papers/stats') }),
   needsParser: () =>
     queryOptions({
       queryKey: ['papers', 'needs-parser'],
-      queryFn: () => api<NeedsParser>('/api/papers/needs-parser?limit=100&include_claimed=true'),
+      queryFn: () => api<NeedsParserPage>('/api/papers/needs-parser?limit=100&include_claimed=true'),
     }),
   graphStats: () =>
     queryOptions({ queryKey: ['graph', 'stats'], queryFn: () => api<GraphAnswer<GraphStats>>('/api/graph/stats') }),
@@ -98,8 +98,3 @@ export const q = {
       staleTime: LONG,
     }),
 };
-
-/** Narrows a graph answer: the `{error}` shape (HTTP 200) becomes a thrown-free string. */
-export function graphError<T extends object>(answer: GraphAnswer<T> | undefined): string | null {
-  return answer && 'error' in answer && typeof answer.error === 'string' ? answer.error : null;
-}

@@ -1,4 +1,21 @@
-/** Response shapes of the pksd API (CONTRACT §4.3, §7, §9.2, §11.2, §13.4, §14). */
+/**
+ * Response shapes of the pksd API (CONTRACT §4.3, §7, §9.2, §11.2, §13.4, §14). Bodies the server declares as
+ * types are re-exported from it type-only, so no server code reaches the bundle (web/tsconfig.json adds Node's
+ * types for checking those modules). The rest exist on the server only as route schemas, or more loosely typed
+ * (the job snapshot's `fetch`/`convert`/`queue`), and are declared here.
+ */
+export type { DeviceRequestView, DeviceStatus } from '../../../src/server/auth/device';
+export type { GraphQueryResult, GraphSchema, GraphStats } from '../../../src/server/graph/service';
+export type { NeedsParserPage, PaperStats } from '../../../src/server/papers/service';
+export type { PullBody, SyncStatusBody } from '../../../src/server/wiki/service';
+export type {
+  PageDetailResponse,
+  PageListItem,
+  PageListResponse,
+  SearchResponse,
+  StatsResponse,
+} from '../../../src/wiki/api';
+export type { ExternalLink } from '../../../src/wiki/types';
 
 export interface ScopeInfo {
   name: string;
@@ -36,133 +53,6 @@ export interface PatItem {
   last_used_at: string | null;
   created: string;
   expired: boolean;
-}
-
-export type DeviceStatus = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired';
-export interface DeviceRequest {
-  user_code: string;
-  name: string;
-  description: string;
-  scopes: string[];
-  expires_in_days: number;
-  status: DeviceStatus;
-  available_scopes: string[];
-  scope_descriptions: Record<string, string>;
-  max_expiry_days: number;
-}
-
-export type PageType = 'concept' | 'entity' | 'source' | 'comparison';
-export type PageStatus = 'draft' | 'review' | 'published';
-export interface PageSummary {
-  id: string;
-  title: string;
-  type: PageType;
-  category: string;
-  status: PageStatus;
-  tags: string[];
-}
-export interface PageList {
-  total: number;
-  pages: PageSummary[];
-}
-export interface ExternalLink {
-  label: string;
-  url: string;
-  kind?: string;
-  note?: string;
-}
-export interface PageDetail {
-  id: string;
-  title: string;
-  type: PageType;
-  category: string;
-  tags: string[];
-  status: PageStatus;
-  created_at: string | null;
-  updated_at: string | null;
-  related: string[];
-  doi: string | null;
-  content: string;
-  links: string[];
-  backlinks: string[];
-  frontmatter: Record<string, unknown>;
-}
-export interface WikiStats {
-  total_pages: number;
-  entries: number;
-  sources: number;
-  by_type: Record<string, number>;
-  by_status: Record<string, number>;
-  by_category: Record<string, number>;
-  synced_to_graph: number;
-  needs_sync: number;
-  invalid_pages: number;
-}
-export interface SearchHit {
-  id: string;
-  title: string;
-  type: PageType;
-  category: string;
-  snippet: string;
-  score: number;
-}
-export interface SearchResult {
-  query: string;
-  total: number;
-  results: SearchHit[];
-}
-export interface SyncWarning {
-  code: string;
-  message: string;
-}
-export interface SyncStatus {
-  wiki: { exists: boolean; external: boolean };
-  git: {
-    enabled: boolean;
-    branch?: string | null;
-    commit?: string;
-    commit_time?: string;
-    upstream?: string | null;
-    ahead?: number | null;
-    behind?: number | null;
-    dirty?: boolean;
-    warnings?: SyncWarning[];
-  };
-}
-export interface PullResult {
-  status: string;
-  changed: boolean;
-  old_commit: string;
-  new_commit: string;
-}
-
-export type PaperStats =
-  | { available: false }
-  | {
-      available: true;
-      total: number;
-      has_pdf: number;
-      has_md: number;
-      has_json: number;
-      needs_parser: number;
-      total_images: number;
-      loaded_at: string;
-    };
-export interface QueuedPaper {
-  preprint_id: string;
-  key: string;
-  pdf_path: string;
-  pdf_uploaded_at: string | null;
-  claimed: boolean;
-  claim_expires_at: string | null;
-  claim_requester: string | null;
-}
-export interface NeedsParser {
-  papers: QueuedPaper[];
-  returned: number;
-  total_unclaimed: number;
-  total_claimed: number;
-  available: boolean;
 }
 
 export type JobState = 'cached' | 'queued' | 'running' | 'failed' | 'cooldown' | 'none' | 'unavailable';
@@ -212,22 +102,5 @@ export interface JobSnapshot {
   defaults_applied?: string[];
 }
 
-export interface GraphStats {
-  nodes: number;
-  relationships: number;
-  labels: string[];
-  label_counts: Record<string, number>;
-}
-export interface GraphSchema {
-  labels: string[];
-  relationship_types: string[];
-  property_keys: string[];
-}
-export interface GraphQueryResult {
-  query: string;
-  columns: string[];
-  records: Record<string, unknown>[];
-  truncated: boolean;
-}
 /** Graph routes answer 200 `{error}` when the graph is unconfigured or fails (CONTRACT §14). */
 export type GraphAnswer<T> = T | { error: string; query?: string };

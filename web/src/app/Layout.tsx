@@ -1,7 +1,8 @@
-import { useEffect, useRef, useState, type FormEvent } from 'react';
+import { useEffect, useRef } from 'react';
 import { Link, NavLink, Outlet, useLocation, useNavigate, useNavigation } from 'react-router';
 import { queryClient } from '../api/queries';
 import { displayName, logout, useSession } from '../auth/session';
+import { useSearchForm } from '../lib/use-search-form';
 
 const NAV = [
   { to: '/', label: 'Home', end: true },
@@ -13,12 +14,7 @@ const NAV = [
 ];
 
 function HeaderSearch() {
-  const navigate = useNavigate();
-  const [text, setText] = useState('');
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    void navigate(`/search?q=${encodeURIComponent(text.trim())}`);
-  };
+  const { text, setText, submit } = useSearchForm();
   return (
     <form role="search" className="header-search" onSubmit={submit}>
       <label htmlFor="header-search-input" className="visually-hidden">

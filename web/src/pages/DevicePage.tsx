@@ -2,7 +2,7 @@ import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { useEffect, useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, ApiError } from '../api/client';
-import type { DeviceRequest, DeviceStatus } from '../api/types';
+import type { DeviceRequestView, DeviceStatus } from '../api/types';
 import { Badge, type Tone } from '../components/Badge';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { ExpiryPicker } from '../components/ExpiryPicker';
@@ -44,7 +44,7 @@ function lookupError(error: unknown): string | null {
   return null;
 }
 
-function Decision({ request }: { request: DeviceRequest }) {
+function Decision({ request }: { request: DeviceRequestView }) {
   const queryClient = useQueryClient();
   const asked = request.scopes;
   const noneAsked = asked.length === 0;
@@ -123,7 +123,7 @@ function Decision({ request }: { request: DeviceRequest }) {
 function RequestView({ code }: { code: string }) {
   const request = useQuery({
     queryKey: ['device', code],
-    queryFn: () => api<DeviceRequest>(`/api/oauth/device/code?user_code=${encodeURIComponent(code)}`),
+    queryFn: () => api<DeviceRequestView>(`/api/oauth/device/code?user_code=${encodeURIComponent(code)}`),
     staleTime: 0,
   });
   if (request.isPending) return <Loading label="Looking up the request…" />;

@@ -1,12 +1,12 @@
 import { useQuery } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
-import { Link, useNavigate } from 'react-router';
-import { graphError, q } from '../api/queries';
-import type { GraphStats } from '../api/types';
+import { Link } from 'react-router';
+import { readGraphAnswer } from '../api/graph';
+import { q } from '../api/queries';
 import { displayName, useSession } from '../auth/session';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { Loading } from '../components/Loading';
 import { Stat } from '../components/StatCard';
+import { useSearchForm } from '../lib/use-search-form';
 import { useTitle } from '../lib/use-title';
 import { PaperStats } from './papers/PaperStats';
 
@@ -35,8 +35,7 @@ function GraphCard() {
   const info = useQuery(q.serverInfo());
   const stats = useQuery({ ...q.graphStats(), enabled: info.data?.graph_configured === true });
   if (!info.data?.graph_configured) return null;
-  const failure = graphError(stats.data);
-  const s = stats.data as GraphStats | undefined;
+  const { failure, result: s } = readGraphAnswer(stats.data);
   return (
     <section className="card" aria-labelledby="graph-card-title">
       <h2 id="graph-card-title">
@@ -45,7 +44,7 @@ function GraphCard() {
       {stats.isPending && <Loading />}
       {stats.isError && <ErrorMessage error={stats.error} title="Graph statistics unavailable" />}
       {failure && <p className="muted">The graph is unavailable: {failure}</p>}
-      {s && !failure && (
+      {s && (
         <dl className="stats">
           <Stat label="Nodes" value={s.nodes} />
           <Stat label="Relationships" value={s.relationships} />
@@ -59,12 +58,7 @@ function GraphCard() {
 export function Component() {
   useTitle('Overview');
   const user = useSession();
-  const navigate = useNavigate();
-  const [text, setText] = useState('');
-  const submit = (e: FormEvent) => {
-    e.preventDefault();
-    void navigate(`/search?q=${encodeURIComponent(text.trim())}`);
-  };
+  const { text, setText, submit } = useSearchForm();
   return (
     <section className="page">
       <h1>{user ? `Welcome, ${displayName(user)}` : 'Overview'}</h1>

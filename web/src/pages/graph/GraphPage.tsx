@@ -2,9 +2,9 @@ import type { Completion } from '@codemirror/autocomplete';
 import { useMutation, useQuery } from '@tanstack/react-query';
 import { useCallback, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate, useSearchParams } from 'react-router';
-import { api } from '../../api/client';
-import { graphError, q } from '../../api/queries';
-import type { GraphAnswer, GraphQueryResult, GraphSchema, GraphStats } from '../../api/types';
+import { readGraphAnswer, runGraphQuery } from '../../api/graph';
+import { q } from '../../api/queries';
+import type { GraphQueryResult } from '../../api/types';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
 import { cellText, extractElements } from '../../lib/graph-elements';
@@ -29,9 +29,9 @@ const EXAMPLES = [
 function Schema({ onInsert }: { onInsert: (text: string) => void }) {
   const stats = useQuery(q.graphStats());
   const schema = useQuery(q.graphSchema());
-  const failure = graphError(stats.data) ?? graphError(schema.data);
-  const s = stats.data as GraphStats | undefined;
-  const sc = schema.data as GraphSchema | undefined;
+  const { failure: statsFailure, result: s } = readGraphAnswer(stats.data);
+  const { failure: schemaFailure, result: sc } = readGraphAnswer(schema.data);
+  const failure = statsFailure ?? schemaFailure;
   if (stats.isPending || schema.isPending) return <Loading label="Loading the schema…" />;
   if (stats.isError) return <ErrorMessage error={stats.error} title="Graph statistics unavailable" />;
   if (schema.isError) return <ErrorMessage error={schema.error} title="Graph schema unavailable" />;
@@ -158,7 +158,7 @@ export function Component() {
   const editor = useRef<CypherEditorHandle>(null);
   const schema = useQuery(q.graphSchema());
   const words = useMemo<Completion[]>(() => {
-    const sc = schema.data && !graphError(schema.data) ? (schema.data as GraphSchema) : null;
+    const sc = readGraphAnswer(schema.data).result;
     return sc
       ? [
           ...sc.labels.map((l) => ({ label: l, type: 'type', detail: 'label' })),
@@ -167,10 +167,7 @@ export function Component() {
         ]
       : [];
   }, [schema.data]);
-  const run = useMutation({
-    mutationFn: (query: string) =>
-      api<GraphAnswer<GraphQueryResult>>('/api/graph/query', { method: 'POST', json: { query, limit } }),
-  });
+  const run = useMutation({ mutationFn: (query: string) => runGraphQuery(query, limit) });
   const submit = () => {
     if (!text.trim()) return;
     setParams({ query: text }, { replace: true });
@@ -181,7 +178,7 @@ export function Component() {
     setText(query);
     editor.current?.focus();
   };
-  const failure = graphError(run.data);
+  const { failure, result } = readGraphAnswer(run.data);
 
   if (info.data && !info.data.graph_configured) {
     return (
@@ -250,7 +247,7 @@ export function Component() {
               <strong>The graph reported an error.</strong> {failure}
             </div>
           )}
-          {run.data && !failure && <Results result={run.data as GraphQueryResult} />}
+          {result && <Results result={result} />}
         </div>
         <aside className="card schema" aria-labelledby="schema-title">
           <h2 id="schema-title">Schema</h2>

@@ -1,9 +1,7 @@
 import { useQuery } from '@tanstack/react-query';
 import { lazy, Suspense, useCallback, useEffect, useMemo, useRef, useState } from 'react';
 import { Link, useNavigate } from 'react-router';
-import { api } from '../../api/client';
-import { graphError } from '../../api/queries';
-import type { GraphAnswer, GraphQueryResult } from '../../api/types';
+import { readGraphAnswer, runGraphQuery } from '../../api/graph';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
 import { extractElements, nodeCaption } from '../../lib/graph-elements';
@@ -35,15 +33,11 @@ export default function Neighbourhood({ pageId }: { pageId: string }) {
   const query = `MATCH (n) WHERE n.wiki_id = ${cypherString(pageId)}\nOPTIONAL MATCH (n)-[r]-(m)\nRETURN n, r, m LIMIT 80`;
   const result = useQuery({
     queryKey: ['graph', 'neighbourhood', pageId],
-    queryFn: () =>
-      api<GraphAnswer<GraphQueryResult>>('/api/graph/query', { method: 'POST', json: { query, limit: 80 } }),
+    queryFn: () => runGraphQuery(query, 80),
     enabled: near,
   });
-  const failure = graphError(result.data);
-  const elements = useMemo(
-    () => (result.data && !failure ? extractElements((result.data as GraphQueryResult).records) : null),
-    [result.data, failure],
-  );
+  const { failure, result: answer } = readGraphAnswer(result.data);
+  const elements = useMemo(() => (answer ? extractElements(answer.records) : null), [answer]);
   const focus = elements?.nodes.find((n) => n.properties['wiki_id'] === pageId);
   const neighbours = elements?.nodes.filter((n) => n !== focus) ?? [];
   const open = useCallback(

@@ -1,7 +1,7 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { api } from '../../api/client';
 import { q } from '../../api/queries';
-import type { PullResult } from '../../api/types';
+import type { PullBody } from '../../api/types';
 import { Badge } from '../../components/Badge';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { fmtDateTime } from '../../lib/format';
@@ -14,7 +14,7 @@ export function SyncPanel() {
   const queryClient = useQueryClient();
   const status = useQuery(q.syncStatus());
   const pull = useMutation({
-    mutationFn: () => api<PullResult>('/api/wiki/sync/pull', { method: 'POST' }),
+    mutationFn: () => api<PullBody>('/api/wiki/sync/pull', { method: 'POST' }),
     onSuccess: () => void queryClient.invalidateQueries({ queryKey: ['wiki'] }),
   });
   const git = status.data?.git;

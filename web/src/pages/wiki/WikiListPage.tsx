@@ -3,7 +3,7 @@ import { useWindowVirtualizer } from '@tanstack/react-virtual';
 import { useEffect, useLayoutEffect, useMemo, useRef, useState, type FormEvent } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { q } from '../../api/queries';
-import type { PageSummary } from '../../api/types';
+import type { PageListItem } from '../../api/types';
 import { Badge, statusTone } from '../../components/Badge';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
@@ -17,7 +17,7 @@ const STATUS_ORDER: Record<string, number> = { published: 0, review: 1, draft: 2
 
 function compare(key: SortKey) {
   const collator = new Intl.Collator('en', { sensitivity: 'base', numeric: true });
-  return (a: PageSummary, b: PageSummary): number => {
+  return (a: PageListItem, b: PageListItem): number => {
     const primary =
       key === 'status'
         ? (STATUS_ORDER[a.status] ?? 9) - (STATUS_ORDER[b.status] ?? 9)
@@ -39,7 +39,7 @@ function useRowHeight(): number {
   return small ? 92 : 64;
 }
 
-function PageRows({ pages }: { pages: PageSummary[] }) {
+function PageRows({ pages }: { pages: PageListItem[] }) {
   const list = useRef<HTMLUListElement>(null);
   const [margin, setMargin] = useState(0);
   const rowHeight = useRowHeight();
@@ -130,8 +130,7 @@ export function Component() {
     return list;
   }, [pages.data, filter, sort, desc]);
 
-  const submitTags = (e: FormEvent) => {
-    e.preventDefault();
+  const applyTags = () =>
     set(
       'tags',
       tagText
@@ -140,6 +139,9 @@ export function Component() {
         .filter(Boolean)
         .join(','),
     );
+  const submitTags = (e: FormEvent) => {
+    e.preventDefault();
+    applyTags();
   };
 
   return (
@@ -187,17 +189,7 @@ export function Component() {
                 id="f-tags"
                 value={tagText}
                 onChange={(e) => setTagText(e.target.value)}
-                onBlur={() =>
-                  tagText !== tags &&
-                  set(
-                    'tags',
-                    tagText
-                      .split(',')
-                      .map((t) => t.trim())
-                      .filter(Boolean)
-                      .join(','),
-                  )
-                }
+                onBlur={() => tagText !== tags && applyTags()}
               />
             </div>
             <div className="field">

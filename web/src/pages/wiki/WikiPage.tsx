@@ -3,7 +3,7 @@ import { lazy, Suspense, useEffect, useMemo } from 'react';
 import { Link, useLocation, useParams } from 'react-router';
 import { ApiError } from '../../api/client';
 import { q } from '../../api/queries';
-import type { ExternalLink, PageDetail, PageSummary } from '../../api/types';
+import type { ExternalLink, PageDetailResponse, PageListItem } from '../../api/types';
 import { Badge, statusTone } from '../../components/Badge';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
@@ -26,7 +26,7 @@ const externalLinks = (v: unknown): ExternalLink[] =>
       )
     : [];
 
-function Facts({ page, index }: { page: PageDetail; index: Map<string, PageSummary> | undefined }) {
+function Facts({ page, index }: { page: PageDetailResponse; index: Map<string, PageListItem> | undefined }) {
   const fm = page.frontmatter;
   const prerequisites = listOf(fm['prerequisites']);
   const links = externalLinks(fm['external_links']).filter((l) => /^https?:\/\//i.test(l.url));
@@ -125,7 +125,7 @@ function IdList({
   title: string;
   id: string;
   ids: string[];
-  index?: Map<string, PageSummary>;
+  index?: Map<string, PageListItem>;
   empty: string;
 }) {
   return (
