@@ -78,7 +78,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
 
   app.addHook('onRequest', bodyIdleWatchdog(timeouts.bodyIdleMs));
   app.addHook('onRequest', userHeaderBinding(ctx.config.userHeader));
-  app.addHook('onRequest', async (request, reply) => setApiHeaders(request, reply));
+  app.addHook('onRequest', async (request, reply) => setApiHeaders(requestPath(request), reply));
   app.addHook('onSend', securityHeaders);
   app.addHook('preValidation', routePolicyHook(ctx.credentials, ctx.identity.limiter));
 

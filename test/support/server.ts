@@ -3,6 +3,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { Writable } from 'node:stream';
 import { spawn, type ChildProcess } from 'node:child_process';
+import pino from 'pino';
+import { openIdentity, type Identity } from '../../src/server/auth/identity.js';
+import type { User } from '../../src/server/auth/users.js';
 import { buildConfig } from '../../src/server/config/load.js';
 import type { Config } from '../../src/server/config/types.js';
 import { createLogger } from '../../src/server/logger.js';
@@ -99,6 +102,25 @@ export async function startTestServer(
   };
 }
 
+/**
+ * The identity database of a server's configuration as another process (a second instance, a `pksd` command)
+ * sees it: tests write users and credentials through it.
+ */
+export const openTestIdentity = (config: Config): Identity =>
+  openIdentity(config, pino({ level: 'silent' }), { background: false });
+
+/** User `login` as a GitHub sign-in made it (email `<login>@example.org`), written straight into the database. */
+export function testUser(identity: Identity, login: string): User {
+  return identity.users.upsertFromIdp({
+    provider: 'github',
+    providerUserId: `id-${login}`,
+    login,
+    email: `${login}@example.org`,
+    name: login,
+    avatar: '',
+  }).user;
+}
+
 export interface ChildResult {
   readonly code: number | null;
   readonly signal: NodeJS.Signals | null;
@@ -136,9 +158,12 @@ export async function runPksdChild(
   return spawnPksd(args, env, cwd).done;
 }
 
-/** Resolves when `predicate` holds for the child's output; rejects after `timeoutMs` with what was seen. */
+/**
+ * Resolves when `predicate` holds for a child's output (a `spawnPksd` or `spawnPks` run); rejects, with what was
+ * seen, when the child ends first or after `timeoutMs`.
+ */
 export async function waitForOutput(
-  proc: ReturnType<typeof spawnPksd>,
+  proc: { readonly child: ChildProcess; output(): { stdout: string; stderr: string } },
   predicate: (out: { stdout: string; stderr: string }) => boolean,
   timeoutMs = 30_000,
 ): Promise<void> {
@@ -147,7 +172,7 @@ export async function waitForOutput(
     const check = () => {
       const out = proc.output();
       if (predicate(out)) return resolve();
-      if (proc.child.exitCode !== null || Date.now() > deadline) {
+      if (proc.child.exitCode !== null || proc.child.signalCode !== null || Date.now() > deadline) {
         return reject(new Error(`condition not met; stdout=${out.stdout}\nstderr=${out.stderr}`));
       }
       setTimeout(check, 50);

@@ -5,6 +5,7 @@
  */
 import { BlockList, isIP } from 'node:net';
 import type { FastifyRequest } from 'fastify';
+import ipaddr from 'ipaddr.js';
 
 /** Whether an address (a direct peer, or a hop of `X-Forwarded-For`) is a trusted proxy. */
 export type ProxyTrust = (address: string | undefined) => boolean;
@@ -31,27 +32,13 @@ export function proxyTrust(cidrs: readonly string[]): ProxyTrust {
   };
 }
 
-/** The eight hextets of an IPv6 address (zone dropped, an embedded IPv4 tail converted). */
-function hextets(address: string): number[] {
-  let text = address.split('%', 1)[0]!.toLowerCase();
-  const v4 = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
-  if (v4) {
-    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::');
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const middle = Array<string>(8 - left.length - right.length).fill('0');
-  return [...left, ...(tail === undefined ? [] : middle), ...right].map((h) => Number.parseInt(h, 16));
-}
-
 /** The rate-limit key of a client address: IPv4 as it is, IPv6 as its /64 network (`2001:db8:0:1::/64`). */
 export function clientKey(address: string): string {
   const plain = unmapped(address);
   if (isIP(plain) !== 6) return plain;
-  return `${hextets(plain)
-    .slice(0, 4)
+  // The zone (`%eth0`) says nothing about the network; ipaddr.js refuses some zone names Node accepts.
+  return `${ipaddr.IPv6.parse(plain.split('%', 1)[0]!)
+    .parts.slice(0, 4)
     .map((h) => h.toString(16))
     .join(':')}::/64`;
 }

@@ -146,12 +146,13 @@ function body(shape: ErrorShape, answer: Answer): Record<string, unknown> {
 export function sendError(request: FastifyRequest, reply: FastifyReply, err: unknown): FastifyReply {
   const answer = answerFor(err);
   if (answer.status >= 500) request.log.error({ err }, 'request failed');
-  setApiHeaders(request, reply);
+  const path = requestPath(request);
+  setApiHeaders(path, reply);
   return reply
     .code(answer.status)
     .headers(answer.headers)
     .type('application/json; charset=utf-8')
-    .send(body(errorShapeOf(requestPath(request)), answer));
+    .send(body(errorShapeOf(path), answer));
 }
 
 /** Errors the router raises before a route is chosen (bad percent-encoding, over-long parameters). */

@@ -27,8 +27,8 @@ export const isApiPath = (path: string): boolean => path === '/api' || path.star
 /** The request's path (see `pathOf`). */
 export const requestPath = (request: FastifyRequest): string => pathOf(request.raw.url ?? '/');
 
-/** Adds the `/api/*` headers to a reply when the request is an API request. */
-export function setApiHeaders(request: FastifyRequest, reply: FastifyReply): void {
-  if (!isApiPath(requestPath(request))) return;
+/** Adds the `/api/*` headers to a reply when the request's path (see `requestPath`) is an API path. */
+export function setApiHeaders(path: string, reply: FastifyReply): void {
+  if (!isApiPath(path)) return;
   for (const [name, value] of API_HEADERS) reply.header(name, value);
 }

@@ -52,7 +52,6 @@ const SuperuserRecord = Type.Object({
   updated: Type.String(),
 });
 
-const Deleted = Type.Null({ description: 'deleted' });
 const RecordParams = Type.Object({ id: Type.String() });
 const superuserOnly = [{ Bearer: [] }];
 
@@ -63,6 +62,31 @@ const superuserOnly = [{ Bearer: [] }];
 export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
   const { identity } = ctx;
   const admin = identity.admin;
+
+  /** An action on one record (`:id`) by the request's PocketBase token, answered with 204. */
+  const recordAction = (
+    method: 'POST' | 'DELETE',
+    url: string,
+    summary: string,
+    act: (token: string | null, id: string) => void,
+    done = 'deleted',
+  ) =>
+    app.route({
+      method,
+      url,
+      config: { guard: PUBLIC },
+      schema: {
+        summary,
+        tags: ['admin'],
+        security: superuserOnly,
+        params: RecordParams,
+        response: { 204: Type.Null({ description: done }), 401: Unauthorized, 404: PbError },
+      },
+      handler: async (request, reply) => {
+        act(pbToken(request.headers.authorization), request.params.id);
+        return reply.code(204).send(null);
+      },
+    });
 
   app.post(
     '/api/collections/_superusers/auth-with-password',
@@ -106,40 +130,15 @@ export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
     async (request) => admin.listUsers(pbToken(request.headers.authorization), request.query),
   );
 
-  app.delete(
-    '/api/collections/users/records/:id',
-    {
-      config: { guard: PUBLIC },
-      schema: {
-        summary: 'Delete a user and its PATs (superuser)',
-        tags: ['admin'],
-        security: superuserOnly,
-        params: RecordParams,
-        response: { 204: Deleted, 401: Unauthorized, 404: PbError },
-      },
-    },
-    async (request, reply) => {
-      admin.deleteUser(pbToken(request.headers.authorization), request.params.id);
-      return reply.code(204).send(null);
-    },
+  recordAction('DELETE', '/api/collections/users/records/:id', 'Delete a user and its PATs (superuser)', (token, id) =>
+    admin.deleteUser(token, id),
   );
-
-  app.post(
+  recordAction(
+    'POST',
     '/api/admin/users/:id/revoke-sessions',
-    {
-      config: { guard: PUBLIC },
-      schema: {
-        summary: "End every session of a user (superuser); the user's PATs are untouched",
-        tags: ['admin'],
-        security: superuserOnly,
-        params: RecordParams,
-        response: { 204: Type.Null({ description: 'sessions ended' }), 401: Unauthorized, 404: PbError },
-      },
-    },
-    async (request, reply) => {
-      admin.revokeSessions(pbToken(request.headers.authorization), request.params.id);
-      return reply.code(204).send(null);
-    },
+    "End every session of a user (superuser); the user's PATs are untouched",
+    (token, id) => admin.revokeSessions(token, id),
+    'sessions ended',
   );
 
   app.get(
@@ -167,22 +166,8 @@ export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
     async (request) => admin.listPats(pbToken(request.headers.authorization), request.query),
   );
 
-  app.delete(
-    '/api/collections/pat_tokens/records/:id',
-    {
-      config: { guard: PUBLIC },
-      schema: {
-        summary: 'Revoke a PAT (owner or superuser)',
-        tags: ['admin'],
-        security: superuserOnly,
-        params: RecordParams,
-        response: { 204: Deleted, 401: Unauthorized, 404: PbError },
-      },
-    },
-    async (request, reply) => {
-      admin.deletePat(pbToken(request.headers.authorization), request.params.id);
-      return reply.code(204).send(null);
-    },
+  recordAction('DELETE', '/api/collections/pat_tokens/records/:id', 'Revoke a PAT (owner or superuser)', (token, id) =>
+    admin.deletePat(token, id),
   );
 
   app.get(

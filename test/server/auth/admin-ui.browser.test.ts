@@ -1,9 +1,8 @@
 import { existsSync } from 'node:fs';
-import pino from 'pino';
 import { chromium, type Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openIdentity, type Identity } from '../../../src/server/auth/identity.js';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import type { Identity } from '../../../src/server/auth/identity.js';
+import { openTestIdentity, startTestServer, testUser, type TestServer } from '../../support/server.js';
 
 const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) =>
   existsSync(p),
@@ -15,7 +14,7 @@ describe.skipIf(!CHROMIUM)('admin UI in a real browser', () => {
   let browser: Browser;
   beforeAll(async () => {
     srv = await startTestServer();
-    identity = openIdentity(srv.config, pino({ level: 'silent' }), { background: false });
+    identity = openTestIdentity(srv.config);
     identity.superusers.upsert('root@example.org', 'correct horse battery');
     browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] });
   });
@@ -26,14 +25,7 @@ describe.skipIf(!CHROMIUM)('admin UI in a real browser', () => {
   });
 
   it('signs in, lists users and PATs, shows settings and health, revokes a PAT and sessions, under its CSP', async () => {
-    const { user } = identity.users.upsertFromIdp({
-      provider: 'github',
-      providerUserId: '7',
-      login: 'alice',
-      email: 'o@example.org',
-      name: 'Octo',
-      avatar: '',
-    });
+    const user = testUser(identity, 'alice');
     const pat = identity.pats.mint(user.id, {
       name: 'laptop',
       description: '',

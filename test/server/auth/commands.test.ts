@@ -1,22 +1,31 @@
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { openIdentity } from '../../../src/server/auth/identity.js';
+import type { Identity } from '../../../src/server/auth/identity.js';
 import { verifyPassword } from '../../../src/server/auth/superusers.js';
 import { SCOPES } from '../../../src/shared/scopes.js';
 import { pksd } from '../../support/cli.js';
+import { openTestIdentity } from '../../support/server.js';
 import { testConfig } from './harness.js';
 
 let dir: string;
 let env: Record<string, string>;
 
+/** Opens the database the commands will open, for `fn`. */
+function withDb<T>(fn: (identity: Identity) => T): T {
+  const identity = openTestIdentity(testConfig(dir, env));
+  try {
+    return fn(identity);
+  } finally {
+    identity.close();
+  }
+}
+
 /** Seeds users straight into the database the commands will open. */
 function seedUsers(...logins: string[]) {
-  const identity = openIdentity(testConfig(dir, env), pino({ level: 'silent' }), { background: false });
-  try {
-    return logins.map(
+  return withDb((identity) =>
+    logins.map(
       (login) =>
         identity.users.upsertFromIdp({
           provider: 'github',
@@ -26,19 +35,8 @@ function seedUsers(...logins: string[]) {
           name: `Name ${login}`,
           avatar: '',
         }).user,
-    );
-  } finally {
-    identity.close();
-  }
-}
-
-function withDb<T>(fn: (identity: ReturnType<typeof openIdentity>) => T): T {
-  const identity = openIdentity(testConfig(dir, env), pino({ level: 'silent' }), { background: false });
-  try {
-    return fn(identity);
-  } finally {
-    identity.close();
-  }
+    ),
+  );
 }
 
 beforeEach(() => {

@@ -1,10 +1,9 @@
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RegisteredRoute } from '../../../src/server/http/context.js';
-import { openIdentity, type Identity } from '../../../src/server/auth/identity.js';
+import type { Identity } from '../../../src/server/auth/identity.js';
 import { AUTH_REQUIRED, INVALID_CREDENTIAL, SESSION_REQUIRED, type Guard } from '../../../src/server/routes/guard.js';
 import { SCOPE_NAMES, scopesCover } from '../../../src/shared/scopes.js';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { openTestIdentity, startTestServer, testUser, type TestServer } from '../../support/server.js';
 
 const SYSTEM_PAT = 'system-pat-for-guard-matrix-01';
 const NARROW_SYSTEM_PAT = 'narrow-system-pat-for-matrix-02';
@@ -88,15 +87,8 @@ describe('guard matrix: every /api/* route × every credential kind', () => {
       SVC_SYSTEM_PAT: NARROW_SYSTEM_PAT,
       SVC_SYSTEM_PAT_SCOPES: NARROW_SCOPES.join(','),
     });
-    identity = openIdentity(srv.config, pino({ level: 'silent' }), { background: false });
-    const { user } = identity.users.upsertFromIdp({
-      provider: 'github',
-      providerUserId: '1',
-      login: 'matrix',
-      email: '',
-      name: '',
-      avatar: '',
-    });
+    identity = openTestIdentity(srv.config);
+    const user = testUser(identity, 'matrix');
     const mint = (scopes: readonly string[]) =>
       identity.pats.mint(user.id, { name: 'm', description: '', expiresInDays: 30, scopes: scopes as never }).plaintext;
     const expired = identity.pats.mint(user.id, { name: 'e', description: '', expiresInDays: 1, scopes: SCOPE_NAMES });

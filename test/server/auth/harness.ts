@@ -9,7 +9,7 @@ import { openIdentity, type Identity } from '../../../src/server/auth/identity.j
 import type { FetchLike } from '../../../src/server/auth/oauth.js';
 import { CredentialChain } from '../../../src/server/auth/system-pat.js';
 import type { User } from '../../../src/server/auth/users.js';
-import { testConfig } from '../../support/server.js';
+import { testConfig, testUser } from '../../support/server.js';
 import type { Config } from '../../../src/server/config/types.js';
 import type { Timeouts } from '../../../src/server/http/timeouts.js';
 import { graphProbe, localDirProbe, wikiProbe } from '../../../src/server/health/probes.js';
@@ -94,14 +94,7 @@ export async function authHarness(
       return `http://127.0.0.1:${address.port}`;
     },
     login(login = `${DEFAULT_LOGIN_PREFIX}${++n}`) {
-      const { user } = identity.users.upsertFromIdp({
-        provider: 'github',
-        providerUserId: `id-${login}`,
-        login,
-        email: `${login}@example.org`,
-        name: login,
-        avatar: '',
-      });
+      const user = testUser(identity, login);
       return { user, token: identity.sessions.issue(user) };
     },
     async close() {

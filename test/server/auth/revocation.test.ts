@@ -6,13 +6,12 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
-import { openIdentity, type Identity } from '../../../src/server/auth/identity.js';
+import type { Identity } from '../../../src/server/auth/identity.js';
 import { SESSION_MAX_AGE_S } from '../../../src/server/auth/sessions.js';
 import type { User } from '../../../src/server/auth/users.js';
 import { pksd } from '../../support/cli.js';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { openTestIdentity, startTestServer, testUser, type TestServer } from '../../support/server.js';
 import { authHarness, bearer, type AuthHarness } from './harness.js';
 
 const SPEC = { name: 'ci', description: '', expiresInDays: 30, scopes: ['wiki:read' as const] };
@@ -26,15 +25,8 @@ describe('revocation on a running server, made elsewhere', () => {
 
   beforeAll(async () => {
     srv = await startTestServer();
-    other = openIdentity(srv.config, pino({ level: 'silent' }), { background: false });
-    alice = other.users.upsertFromIdp({
-      provider: 'github',
-      providerUserId: 'id-alice',
-      login: 'alice',
-      email: 'alice@example.org',
-      name: 'Alice',
-      avatar: '',
-    }).user;
+    other = openTestIdentity(srv.config);
+    alice = testUser(other, 'alice');
   });
   afterAll(async () => {
     other?.close();

@@ -5,11 +5,10 @@
  */
 import { createRequire } from 'node:module';
 import SwaggerParser from '@apidevtools/swagger-parser';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openIdentity, type Identity } from '../../../src/server/auth/identity.js';
+import type { Identity } from '../../../src/server/auth/identity.js';
 import { multipart, pdfBytes, sha } from '../papers/helpers.js';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import { openTestIdentity, startTestServer, testUser, type TestServer } from '../../support/server.js';
 
 // The draft-04 validator swagger-parser itself validates with: Swagger 2.0 schemas are draft-04 plus extensions.
 const fromParser = createRequire(createRequire(import.meta.url).resolve('@apidevtools/swagger-parser'));
@@ -58,16 +57,8 @@ describe('the OpenAPI document', () => {
   beforeAll(async () => {
     srv = await startTestServer({ SVC_SYSTEM_PAT: SYSTEM_PAT });
     doc = (await (await srv.fetch('/swagger/doc.json')).json()) as Doc;
-    identity = openIdentity(srv.config, pino({ level: 'silent' }), { background: false });
-    const { user } = identity.users.upsertFromIdp({
-      provider: 'github',
-      providerUserId: '7',
-      login: 'truth',
-      email: '',
-      name: '',
-      avatar: '',
-    });
-    session = identity.sessions.issue(user);
+    identity = openTestIdentity(srv.config);
+    session = identity.sessions.issue(testUser(identity, 'truth'));
   });
   afterAll(async () => {
     identity?.close();
