@@ -4,7 +4,8 @@ import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { buildApp } from './app.js';
 import type { App } from './http/context.js';
-import { openPaperAccess } from './access/open.js';
+import { openPaperAccess, type PaperAccessOptions } from './access/open.js';
+import type { PaperAccess } from './access/service.js';
 import { openIngest } from './ingest/open.js';
 import type { IngestService } from './ingest/service.js';
 import { openChunkSearch } from './rag/open.js';
@@ -26,6 +27,9 @@ export interface RunningServer {
   readonly app: App;
   /** `http://host:port` the server listens on. */
   readonly url: string;
+  readonly papers: PaperAssets;
+  readonly access: PaperAccess;
+  readonly ingest: IngestService;
   /** Stops accepting, lets in-flight requests finish (bounded), releases everything. */
   close(): Promise<void>;
 }
@@ -37,6 +41,8 @@ export interface StartOptions {
   readonly webRoot?: string;
   /** Effective settings with their sources, secrets masked, for the admin UI (flags included). */
   readonly settings?: () => readonly ShownSetting[];
+  /** The paper-access job engine's clock and delays (tests drive them). */
+  readonly access?: PaperAccessOptions;
 }
 
 const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
@@ -77,7 +83,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     wiki = await openWiki(config, logger);
     // The job machinery is built even with paper access off: ingest's fetch stage shares its limiter and slots
     // (CONTRACT §10); only the paper-access routes and the parse stage depend on the switch.
-    const access = openPaperAccess(config, logger, papers);
+    const access = openPaperAccess(config, logger, papers, options.access);
     ingest = await openIngest(config, logger, access, papers);
     const rag = openChunkSearch(config);
     const health = new HealthService(
@@ -128,6 +134,9 @@ export async function startServer(config: Config, options: StartOptions): Promis
     return {
       app,
       url,
+      papers: paperAssets,
+      access,
+      ingest: ingestService,
       close() {
         closing ??= (async () => {
           shuttingDown = true;

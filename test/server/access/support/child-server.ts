@@ -1,5 +1,5 @@
 /**
- * `composeServer` as its own process, for tests that SIGKILL the server: settings from the environment (as
+ * pksd (`startServer`) as its own process, for tests that SIGKILL the server: settings from the environment (as
  * `pksd serve` reads them), logs to stderr. Run with `node --import test/support/upstreams/ts-register.mjs`.
  */
 import { buildConfig } from '../../../../src/server/config/load.js';

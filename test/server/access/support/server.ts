@@ -1,9 +1,6 @@
 /**
- * A pksd with paper access, ingest and chunk search wired in, for the end-to-end tests of this area.
- *
- * `pksd serve`'s start sequence (`startServer` in `src/server/runtime.ts`) takes no clock or paper-access test hooks
- * and does not expose the services it builds, so this composes the same services the same way: the real app
- * (`buildApp`, every route, guard and header), the real stores, the real upstream clients.
+ * A pksd with paper access, ingest and chunk search wired in, for the end-to-end tests of this area: `pksd serve`'s
+ * own start sequence (`startServer`), with the job engine's clock and delays under the test's control.
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -11,23 +8,13 @@ import path from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import type { Clock } from '../../../../src/server/access/clock.js';
-import { openPaperAccess, type PaperAccessOptions } from '../../../../src/server/access/open.js';
+import type { PaperAccessOptions } from '../../../../src/server/access/open.js';
 import type { PaperAccess } from '../../../../src/server/access/service.js';
-import { buildApp } from '../../../../src/server/app.js';
-import { openIdentity } from '../../../../src/server/auth/identity.js';
-import { CredentialChain } from '../../../../src/server/auth/system-pat.js';
 import type { Config } from '../../../../src/server/config/types.js';
-import { acquireServerLock } from '../../../../src/server/db/lock.js';
-import { GraphService } from '../../../../src/server/graph/service.js';
-import { graphProbe, localDirProbe, s3Probe, wikiProbe } from '../../../../src/server/health/probes.js';
-import { HealthService } from '../../../../src/server/health/service.js';
-import { createLogger } from '../../../../src/server/logger.js';
-import { openPaperAssets, type PaperAssets } from '../../../../src/server/papers/assets.js';
-import { createS3Clients } from '../../../../src/server/storage/s3-client.js';
-import { openIngest } from '../../../../src/server/ingest/open.js';
 import type { IngestService } from '../../../../src/server/ingest/service.js';
-import { openChunkSearch } from '../../../../src/server/rag/open.js';
-import { openWiki } from '../../../../src/server/wiki/service.js';
+import { createLogger } from '../../../../src/server/logger.js';
+import type { PaperAssets } from '../../../../src/server/papers/assets.js';
+import { startServer } from '../../../../src/server/runtime.js';
 import { freePort } from '../../../support/free-port.js';
 import type { MotoServer } from '../../../support/moto.js';
 import { LogCapture, testConfig } from '../../../support/server.js';
@@ -51,65 +38,18 @@ export interface ComposedServer {
   close(): Promise<void>;
 }
 
-/** Builds the services from `config` as `pksd serve` does and listens on `config.listen`. */
+/** Starts pksd on `config` as `pksd serve` does, listening on `config.listen`. */
 export async function composeServer(
   config: Config,
   logger: Logger,
   options: ComposeOptions = {},
 ): Promise<ComposedServer> {
-  const releaseLock = acquireServerLock(config.dbDataDir);
-  const s3 = config.objectStore ? createS3Clients(config.objectStore, config.edgeName) : null;
-  const health = new HealthService({
-    rawstore: s3 && config.objectStore ? s3Probe(s3, config.objectStore.endpoint) : localDirProbe(config.rawDir),
-    graphdb: graphProbe(null, null),
-    wiki: wikiProbe(config.wikiDir),
-  });
-  const identity = openIdentity(config, logger, {});
-  const papers = await openPaperAssets(config, logger, { s3, graph: null });
-  const wiki = await openWiki(config, logger);
-  const access = openPaperAccess(config, logger, papers, {
-    ...options.access,
-    ...(options.clock ? { clock: options.clock } : {}),
-  });
-  const ingest = await openIngest(config, logger, access, papers);
-  const app = await buildApp({
-    config,
+  const server = await startServer(config, {
     logger,
-    credentials: new CredentialChain(config.systemPat, identity.verifiers),
-    health,
-    identity,
-    papers,
-    wiki,
     webRoot: path.join(config.dataDir, 'no-web'),
-    graph: new GraphService(null, { queryTimeoutSeconds: null }),
-    access,
-    ingest,
-    rag: openChunkSearch(config),
+    access: { ...options.access, ...(options.clock ? { clock: options.clock } : {}) },
   });
-  await app.listen({ host: config.listen.host, port: config.listen.port });
-  const address = app.server.address() as { port: number };
-  const url = `http://127.0.0.1:${address.port}`;
-  logger.info({ url }, `pksd listening on ${url}`);
-  let closing: Promise<void> | null = null;
-  return {
-    app: app as unknown as FastifyInstance,
-    url,
-    papers,
-    access,
-    ingest,
-    close() {
-      closing ??= (async () => {
-        await app.close();
-        await ingest.close();
-        await papers.close().catch(() => undefined);
-        await wiki.close().catch(() => undefined);
-        identity.close();
-        s3?.destroy();
-        releaseLock();
-      })();
-      return closing;
-    },
-  };
+  return { ...server, app: server.app as unknown as FastifyInstance };
 }
 
 export interface AccessServer extends ComposedServer {
