@@ -54,27 +54,6 @@ else
   [ -n "$SOURCE" ] || SOURCE="$PACKAGE@$VERSION"
 fi
 
-# pksd keeps its accounts in SQLite through better-sqlite3, whose install script fetches a prebuilt binding or
-# compiles one. Approve that script in the prefix's package.json (npm's install-script policy, allowScripts), unless
-# the file already decides; and when no binding can be downloaded, let node-gyp compile against the headers installed
-# beside this node instead of downloading them.
-node -e '
-  const fs = require("fs");
-  const file = process.argv[1];
-  let pkg = {};
-  try { pkg = JSON.parse(fs.readFileSync(file, "utf8")); } catch (e) { if (e.code !== "ENOENT") process.exit(0); }
-  if (pkg === null || typeof pkg !== "object" || Array.isArray(pkg)) process.exit(0);
-  pkg.allowScripts = pkg.allowScripts && typeof pkg.allowScripts === "object" ? pkg.allowScripts : {};
-  if ("better-sqlite3" in pkg.allowScripts) process.exit(0);
-  pkg.allowScripts["better-sqlite3"] = true;
-  fs.writeFileSync(file, JSON.stringify(pkg, null, 2) + "\n");
-' "$DIR/package.json" || say "install-pksd: warning: could not record the install-script approval in $DIR/package.json"
-node_headers=$(node -p 'require("path").resolve(process.execPath, "../..")' 2>/dev/null || echo "")
-if [ -z "${npm_config_nodedir:-}" ] && [ -n "$node_headers" ] && [ -f "$node_headers/include/node/common.gypi" ]; then
-  npm_package_config_node_gyp_nodedir="$node_headers"
-  export npm_package_config_node_gyp_nodedir
-fi
-
 say "Installing $SOURCE into $DIR ($os/$arch, node $(node --version))"
 npm install --prefix "$DIR" --no-fund --no-audit "$SOURCE" ||
   die "npm install of $SOURCE failed (see npm's messages above). Other sources: --tarball FILE (an npm pack file), or --version V (the npm registry)"

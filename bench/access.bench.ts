@@ -10,7 +10,6 @@
  * Targets are reported, not asserted.
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
-import os from 'node:os';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createS3Clients } from '../src/server/storage/s3-client.js';
@@ -20,6 +19,7 @@ import { accessEnv, startDoubles, type Doubles } from '../test/server/access/sup
 import { addPaper } from '../test/server/access/support/papers.js';
 import { AUTH, startAccessServer, type AccessServer } from '../test/server/access/support/server.js';
 import { peakRssMiB, runLoad, type LoadResult } from './support/load.js';
+import { machine, loadAverage } from './support/papers-util.js';
 
 const LOAD = { concurrency: 16, maxRequests: 20_000, maxMs: 5_000 };
 const ROUNDS = 3;
@@ -33,12 +33,7 @@ const rssMiB = () => process.memoryUsage().rss / 1024 / 1024;
 
 beforeAll(async () => {
   [moto, d] = await Promise.all([startMoto(), startDoubles()]);
-  report(
-    `node ${process.version}, ${os.cpus().length} CPUs, load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')}`,
-  );
+  report(`${machine()}`);
 });
 afterAll(async () => {
   report(`peak RSS: ${peakRssMiB().toFixed(0)} MiB`);
@@ -160,10 +155,7 @@ test('1,000 markdown jobs queued: RSS growth and status p99', async () => {
       `${JOBS} jobs queued: RSS growth ${growth.toFixed(1)} MiB (target < 100 MiB: ${verdict(growth < 100)}); ` +
         `status over all jobs (best of ${ROUNDS}) ${load!.rps.toFixed(0)} req/s, p50 ${load!.p50Ms.toFixed(2)} ms, ` +
         `p99 ${load!.p99Ms.toFixed(2)} ms (target p99 < 20 ms: ${verdict(load!.p99Ms < 20)}); ` +
-        `load average ${os
-          .loadavg()
-          .map((l) => l.toFixed(1))
-          .join(' ')}`,
+        `load average ${loadAverage()}`,
     );
   } finally {
     d.mineru.frozen = false;

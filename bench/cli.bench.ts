@@ -10,19 +10,17 @@
  * Figures are printed; targets are reported, not asserted. Peak RSS of each client run comes from /usr/bin/time.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { createReadStream } from 'node:fs';
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { freePort } from '../test/support/free-port.js';
+import { sha256File } from '../src/cli/hash.js';
+import { PKS_BIN as PKS } from '../test/cli/support/pks.js';
 import { dirSettings, spawnPksd, waitForOutput } from '../test/support/server.js';
 import { generateWiki } from '../test/wiki/generate.js';
 import { machine, mib, MiB, ms, report, verdict, writePdfFile } from './support/papers-util.js';
 
-const REPO = path.resolve(import.meta.dirname, '..');
-const PKS = path.join(REPO, 'bin/pks');
 const STARTS = 21;
 const SEARCHES = 7;
 const ROUNDS = 3;
@@ -126,9 +124,7 @@ test('wiki search on a 10,000-page checkout, cold', async () => {
 test('contrib pdf of 100 MiB vs curl', async () => {
   const file = path.join(base, 'paper.pdf');
   writePdfFile(file, SIZE);
-  const hash = createHash('sha256');
-  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
-  const sha = hash.digest('hex');
+  const sha = await sha256File(file);
   const port = await freePort();
   server = spawnPksd(
     ['serve'],

@@ -67,6 +67,7 @@ for job in jobs:
     out.append({"name": job["name"], "seconds": times, "cpu_seconds": cpu, "aer_time_taken": result.time_taken})
 json.dump({"results": out, "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024}, sys.stdout)
 `;
+import { machine } from './support/papers-util.js';
 
 interface AerResult {
   name: string;
@@ -149,12 +150,7 @@ function reverseBits(i: number, n: number): number {
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'pks-quantum-bench-'));
-  report(
-    `node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')}`,
-  );
+  report(`${machine()}`);
 });
 afterAll(async () => {
   report(`peak RSS (node): ${peakRssMiB().toFixed(0)} MiB`);

@@ -22,6 +22,7 @@ import { ensureWebBuild, openSignedIn, WEB_DIST } from '../test/web/support/stac
 import { generateWiki } from '../test/wiki/generate.js';
 import { peakRssMiB, percentile } from './support/load.js';
 import type { PageGlobals } from '../test/web/support/page-globals.js';
+import { machine } from './support/papers-util.js';
 
 const PAGES = 10_000;
 const RENDER_RUNS = 12;
@@ -90,12 +91,7 @@ beforeAll(async () => {
   const w = await openSignedIn(browser, server.url);
   storageState = await w.context.storageState();
   await w.close();
-  report(
-    `${PAGES} wiki pages; node ${process.version}, ${os.cpus().length} CPUs, load average ${os
-      .loadavg()
-      .map((l) => l.toFixed(1))
-      .join(' ')}`,
-  );
+  report(`${PAGES} wiki pages; ${machine()}`);
 });
 
 afterAll(async () => {

@@ -21,6 +21,7 @@ import {
 import { startTestServer, type TestServer } from '../test/support/server.js';
 import { generateWiki, type GeneratedWiki } from '../test/wiki/generate.js';
 import { peakRssMiB, percentile, runLoad, type LoadResult } from './support/load.js';
+import { machine } from './support/papers-util.js';
 
 const PAGES = 10_000;
 const SEARCHES = 2_000;
@@ -44,10 +45,7 @@ beforeAll(async () => {
   generated = await generateWiki(path.join(base, 'wiki'), PAGES);
   report(
     `generated ${PAGES} pages (${(generated.bytes / 1024 / 1024).toFixed(1)} MiB) in ${ms(performance.now() - t0)}; ` +
-      `node ${process.version}, ${os.cpus().length} CPUs, load average ${os
-        .loadavg()
-        .map((l) => l.toFixed(1))
-        .join(' ')}`,
+      `${machine()}`,
   );
 });
 afterAll(async () => {

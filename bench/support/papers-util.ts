@@ -21,11 +21,16 @@ export const ms = (v: number) => `${v.toFixed(v < 10 ? 3 : 1)} ms`;
 export const mib = (bytes: number) => `${(bytes / MiB).toFixed(1)} MiB`;
 export const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
 
-export function machine(): string {
-  return `node ${process.version}, ${os.cpus().length} CPUs, load average ${os
+/** The 1, 5 and 15 minute load averages, e.g. `1.3 2.0 2.1`. */
+export const loadAverage = () =>
+  os
     .loadavg()
     .map((l) => l.toFixed(1))
-    .join(' ')}`;
+    .join(' ');
+
+/** The header line of a benchmark's output: Node, CPUs and load, which the figures depend on. */
+export function machine(): string {
+  return `node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model ?? '?'}), load average ${loadAverage()}`;
 }
 
 /** The q-quantile (0..1) of `values` (nearest rank). */

@@ -46,14 +46,7 @@ export function normaliseDoi(raw: string): DoiResult {
     return { ok: false, reason: 'contains a control character' };
   }
   if ([...s].some((c) => c.charCodeAt(0) > 0x7f)) return { ok: false, reason: 'contains a non-ASCII character' };
-  const lower = s.toLowerCase();
-  let doi = lower;
-  for (const p of DOI_PREFIXES) {
-    if (lower.startsWith(p)) {
-      doi = lower.slice(p.length);
-      break;
-    }
-  }
+  const doi = stripDoiPrefix(s.toLowerCase());
   if (!DOI_SHAPE.test(doi)) return { ok: false, reason: 'expected 10.<4-9 digits>/<suffix>' };
   return { ok: true, doi };
 }

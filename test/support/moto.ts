@@ -14,7 +14,7 @@ export interface MotoServer {
 
 // `python -m moto.server` (the project venv), plus a watchdog that exits when stdin closes, so the server dies with the test
 // process even when that one is killed without running its exit handlers.
-const MOTO_MAIN = `
+export const MOTO_MAIN = `
 import os, sys, threading
 from moto.server import main
 def exit_on_stdin_eof():

@@ -6,6 +6,7 @@
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { Document, parse, Scalar } from 'yaml';
+import { rfc3339 } from '../../shared/time.js';
 import { hostsFilePath } from './paths.js';
 
 export interface HostCredential {
@@ -45,8 +46,6 @@ export function redactToken(token: string): string {
 export function tokenType(token: string): 'PAT' | 'session' {
   return /^eyJ[\w-]*\.[\w-]+\.[\w-]+$/.test(token) ? 'session' : 'PAT';
 }
-
-export const isoSeconds = (date: Date): string => date.toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 export class HostsFile implements CredentialStore {
   constructor(
@@ -120,7 +119,7 @@ export class HostsFile implements CredentialStore {
 
   set(host: string, token: string, now: Date): void {
     const hosts = this.load();
-    hosts.set(host, { token, added_at: isoSeconds(now) });
+    hosts.set(host, { token, added_at: rfc3339(now) });
     this.save(hosts);
   }
 

@@ -13,7 +13,6 @@ export {
   normalizeHost,
   redactToken,
   tokenType,
-  isoSeconds,
   type CredentialStore,
   type HostCredential,
 } from './hosts.js';

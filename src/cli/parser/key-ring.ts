@@ -2,6 +2,8 @@
  * The contributor's parser tokens (CONTRACT §16.5): used round-robin; a token that hit its daily limit cools
  * until 00:01 local time of the next day.
  */
+import { nextLocalDayAt0001 } from '../../shared/local-day.js';
+
 export class KeyRing {
   private next = 0;
   private readonly coolingUntil = new Map<number, number>();
@@ -32,7 +34,5 @@ export class KeyRing {
   }
 }
 
-/** 00:01 local time of the day after `now`. */
-export function nextLocal0001(now: Date): Date {
-  return new Date(now.getFullYear(), now.getMonth(), now.getDate() + 1, 0, 1, 0, 0);
-}
+/** 00:01 local time of the day after `now` (the server's token ring uses the same rule). */
+export const nextLocal0001 = (now: Date): Date => new Date(nextLocalDayAt0001(now.getTime()));

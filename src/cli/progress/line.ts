@@ -2,6 +2,9 @@
  * Progress on stderr: on a terminal one line redrawn in place (`\r` + erase line); elsewhere the plain
  * line-per-event text (`event`) and nothing for live-only updates (`live`). `quiet` silences both.
  */
+import type { CliIO } from '../context.js';
+import { fit } from '../text.js';
+
 export interface ProgressSink {
   readonly write: (text: string) => void;
   readonly tty: boolean;
@@ -19,10 +22,7 @@ export class ProgressLine {
   constructor(private readonly sink: ProgressSink) {}
 
   private draw(text: string): void {
-    const width = Math.max(20, (this.sink.columns?.() ?? 80) - 1);
-    const chars = Array.from(text);
-    const fitted = chars.length > width ? `${chars.slice(0, width - 1).join('')}…` : text;
-    this.sink.write(`${ERASE_LINE}${fitted}`);
+    this.sink.write(`${ERASE_LINE}${fit(text, Math.max(20, (this.sink.columns?.() ?? 80) - 1))}`);
     this.shown = true;
   }
 
@@ -59,6 +59,11 @@ export class ProgressLine {
     this.sink.write('\n');
     this.shown = false;
   }
+}
+
+/** The progress line of a command on the run's stderr. */
+export function stderrProgress(io: CliIO, quiet: boolean): ProgressLine {
+  return new ProgressLine({ write: io.stderr, tty: io.stderrIsTTY, quiet, columns: io.columns });
 }
 
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];

@@ -10,7 +10,7 @@ import type { PaperService } from '../papers/service.js';
 import type { Clock } from './clock.js';
 import { type DurationRing } from './duration-ring.js';
 import { classifyPapersError, JobFailure, storeErrorText } from './failure.js';
-import { rfc3339Local } from './local-day.js';
+import { rfc3339Local } from '../../shared/local-day.js';
 import { ParserCallError, type ParserClient, type ParserTaskStatus } from './parser-client.js';
 import { classifyParserText } from '../../shared/parser-errors.js';
 import type { Slots, SlotTicket } from './slots.js';

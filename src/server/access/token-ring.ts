@@ -3,7 +3,7 @@
  * local time of the next day and is skipped meanwhile.
  */
 import type { Clock } from './clock.js';
-import { nextLocalDayAt0001 } from './local-day.js';
+import { nextLocalDayAt0001 } from '../../shared/local-day.js';
 
 interface TokenState {
   readonly token: string;

@@ -5,20 +5,14 @@ import https from 'node:https';
 import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loginWithToken, makeHome, pks, writeConfig, type PksHome } from '../support/pks.js';
-import { snapshot, startServerDouble, type Reply, type ServerDouble } from '../support/server-double.js';
+import { pks, writeConfig, type PksHome } from '../support/pks.js';
+import { snapshot, loggedInDouble, type Reply, type ServerDouble } from '../support/server-double.js';
 
 let h: PksHome;
 let api: ServerDouble;
-beforeEach(async () => {
-  h = makeHome();
-  api = await startServerDouble();
-  await loginWithToken(h, api.baseUrl, 'pat_writer_123456');
-});
-afterEach(async () => {
-  await api.close();
-  h.cleanup();
-});
+let close: () => Promise<void>;
+beforeEach(async () => ({ h, api, close } = await loggedInDouble('pat_writer_123456')));
+afterEach(() => close());
 
 const ID = '2501.00010v1';
 const STATUS = `/api/papers/${ID}/markdown/status`;

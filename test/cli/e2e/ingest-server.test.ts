@@ -5,30 +5,23 @@
  * restart in the middle of a task, so that row stays on the scripted double in ingest.test.ts.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import type { TestServer } from '../../support/server.js';
 import { defaultMarkdown } from '../../support/upstreams/mineru.js';
-import { accessEnv, startDoubles, type Doubles } from '../../server/access/support/harness.js';
+import type { Doubles } from '../../server/access/support/harness.js';
 import { addPaper } from '../../server/access/support/papers.js';
-import { loginWithToken, makeHome, pks, type PksHome } from '../support/pks.js';
+import { startAccessServer } from '../support/access-server.js';
+import { loggedInHome, pks, type PksHome } from '../support/pks.js';
 
 const PAT = 'cli-ingest-system-pat-0123456789';
 const POLL = ['--poll-interval', '0.1'];
 
 let d: Doubles;
 let srv: TestServer;
+let close: (() => Promise<void>) | undefined;
 let h: PksHome;
-beforeAll(async () => {
-  d = await startDoubles();
-  srv = await startTestServer({ ...accessEnv(d), SVC_SYSTEM_PAT: PAT });
-});
-afterAll(async () => {
-  await srv?.close();
-  await d?.close();
-});
-beforeEach(async () => {
-  h = makeHome();
-  await loginWithToken(h, srv.url, PAT);
-});
+beforeAll(async () => ({ d, srv, close } = await startAccessServer(PAT)));
+afterAll(() => close?.());
+beforeEach(async () => (h = await loggedInHome(srv.url, PAT)));
 afterEach(() => {
   d.mineru.frozen = false;
   h.cleanup();

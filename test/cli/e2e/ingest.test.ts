@@ -1,19 +1,13 @@
 /** `pks ingest …` (CONTRACT §16.3 ingest rows) against a scripted double of the ingest routes (§10). */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loginWithToken, makeHome, pks, type PksHome } from '../support/pks.js';
-import { startServerDouble, type Reply, type ServerDouble } from '../support/server-double.js';
+import { pks, type PksHome } from '../support/pks.js';
+import { loggedInDouble, type Reply, type ServerDouble } from '../support/server-double.js';
 
 let h: PksHome;
 let api: ServerDouble;
-beforeEach(async () => {
-  h = makeHome();
-  api = await startServerDouble();
-  await loginWithToken(h, api.baseUrl, 'pat_writer_123456');
-});
-afterEach(async () => {
-  await api.close();
-  h.cleanup();
-});
+let close: () => Promise<void>;
+beforeEach(async () => ({ h, api, close } = await loggedInDouble('pat_writer_123456')));
+afterEach(() => close());
 
 const accepted = (taskId: string, message = `ingest queued; poll GET /api/ingest/${taskId}`): Reply => ({
   status: 202,

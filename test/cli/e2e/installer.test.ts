@@ -1,20 +1,11 @@
 /**
  * `assets/install-pksd.sh` as a server serves it (version and public URL filled in): by default the server's own
- * tarball at `<server>/dist/pks-<version>.tgz`; `--version`, `--dir`, `--tarball` still honoured; the prefix approves
- * better-sqlite3's install script. Then the real thing: the script a running pksd serves, run with bash into an
- * empty prefix, installs a `pks` and a `pksd` that work (needs a build, and the npm registry or a warm npm cache).
+ * tarball at `<server>/dist/pks-<version>.tgz`; `--version`, `--dir`, `--tarball` still honoured. Then the real
+ * thing: the script a running pksd serves, run with bash into an empty prefix, installs a `pks` and a `pksd` that
+ * work (needs a build, and the npm registry or a warm npm cache).
  */
 import { execFileSync, spawn, spawnSync } from 'node:child_process';
-import {
-  chmodSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  rmSync,
-  symlinkSync,
-  writeFileSync,
-} from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, describe, expect, it } from 'vitest';
@@ -32,7 +23,7 @@ const unserved = (version: string) =>
 
 interface FakeRun {
   status: number | null;
-  /** npm's arguments, one line per call, each followed by the node-gyp header directory it was given. */
+  /** npm's arguments, one line per call. */
   calls: string[];
   stderr: string;
 }
@@ -44,7 +35,7 @@ function run(script: string, args: string[], options: { npmFails?: boolean; env?
   rmSync(log, { force: true });
   writeFileSync(
     path.join(bin, 'npm'),
-    `#!/bin/sh\necho "$* [nodedir=\${npm_package_config_node_gyp_nodedir:-}]" >> "${log}"\n` +
+    `#!/bin/sh\necho "$*" >> "${log}"\n` +
       (options.npmFails ? 'echo "npm error 503 Service Unavailable" >&2\nexit 1\n' : ''),
   );
   chmodSync(path.join(bin, 'npm'), 0o755);
@@ -66,10 +57,6 @@ function run(script: string, args: string[], options: { npmFails?: boolean; env?
   return { status: result.status, calls, stderr: result.stderr } satisfies FakeRun;
 }
 
-/** The node-gyp header directory the script hands npm: the prefix of the node running it, when it has headers. */
-const nodePrefix = path.resolve(process.execPath, '../..');
-const NODEDIR = existsSync(path.join(nodePrefix, 'include/node')) ? `[nodedir=${nodePrefix}]` : '[nodedir=]';
-
 describe('install-pksd.sh (recording npm)', () => {
   const opt = path.join(dir, 'opt');
 
@@ -77,7 +64,7 @@ describe('install-pksd.sh (recording npm)', () => {
     const result = run(installerScript('0.1.0', 'https://pks.example.org'), ['--dir', opt]);
     expect(result.status).toBe(0);
     expect(result.calls).toEqual([
-      `install --prefix ${opt} --no-fund --no-audit https://pks.example.org/dist/pks-0.1.0.tgz ${NODEDIR}`,
+      `install --prefix ${opt} --no-fund --no-audit https://pks.example.org/dist/pks-0.1.0.tgz`,
     ]);
     expect(result.stderr).toContain('Next steps:');
   });
@@ -85,56 +72,25 @@ describe('install-pksd.sh (recording npm)', () => {
   it('another --version (or PKSD_VERSION) comes from the registry; --tarball installs a file; --dir defaults to ~/.local', () => {
     const script = installerScript('0.1.0', 'http://h:4200');
     expect(run(script, ['--version', '0.2.0', '--dir', opt]).calls).toEqual([
-      `install --prefix ${opt} --no-fund --no-audit pks@0.2.0 ${NODEDIR}`,
+      `install --prefix ${opt} --no-fund --no-audit pks@0.2.0`,
     ]);
     expect(run(script, [], { env: { PKSD_VERSION: '0.3.0' } }).calls).toEqual([
-      `install --prefix ${path.join(dir, '.local')} --no-fund --no-audit pks@0.3.0 ${NODEDIR}`,
+      `install --prefix ${path.join(dir, '.local')} --no-fund --no-audit pks@0.3.0`,
     ]);
     expect(run(script, ['--version=0.1.0']).calls).toEqual([
-      `install --prefix ${path.join(dir, '.local')} --no-fund --no-audit http://h:4200/dist/pks-0.1.0.tgz ${NODEDIR}`,
+      `install --prefix ${path.join(dir, '.local')} --no-fund --no-audit http://h:4200/dist/pks-0.1.0.tgz`,
     ]);
     const tgz = path.join(dir, 'pks.tgz');
     writeFileSync(tgz, '');
     expect(run(script, ['--tarball', tgz, '--dir', opt]).calls).toEqual([
-      `install --prefix ${opt} --no-fund --no-audit ${tgz} ${NODEDIR}`,
+      `install --prefix ${opt} --no-fund --no-audit ${tgz}`,
     ]);
   });
 
   it('without a server URL filled in, the registry package of the served version', () => {
     expect(run(unserved('0.1.0'), ['--dir', opt]).calls).toEqual([
-      `install --prefix ${opt} --no-fund --no-audit pks@0.1.0 ${NODEDIR}`,
+      `install --prefix ${opt} --no-fund --no-audit pks@0.1.0`,
     ]);
-  });
-
-  it('a nodedir of the user wins: the script then hands node-gyp nothing', () => {
-    const result = run(installerScript('0.1.0', 'http://h:4200'), ['--dir', opt], {
-      env: { npm_config_nodedir: '/opt/node-headers' },
-    });
-    expect(result.calls).toEqual([
-      `install --prefix ${opt} --no-fund --no-audit http://h:4200/dist/pks-0.1.0.tgz [nodedir=]`,
-    ]);
-  });
-
-  it("approves better-sqlite3's install script in the prefix's package.json, keeping what the file already says", () => {
-    const fresh = path.join(dir, 'fresh');
-    run(installerScript('0.1.0', 'http://h:4200'), ['--dir', fresh]);
-    expect(readFileSync(path.join(fresh, 'package.json'), 'utf8')).toBe(
-      '{\n  "allowScripts": {\n    "better-sqlite3": true\n  }\n}\n',
-    );
-    const kept = path.join(dir, 'kept');
-    mkdirSync(kept);
-    writeFileSync(path.join(kept, 'package.json'), '{"dependencies":{"x":"1.0.0"},"allowScripts":{"sharp":true}}');
-    run(installerScript('0.1.0', 'http://h:4200'), ['--dir', kept]);
-    expect(JSON.parse(readFileSync(path.join(kept, 'package.json'), 'utf8'))).toEqual({
-      dependencies: { x: '1.0.0' },
-      allowScripts: { sharp: true, 'better-sqlite3': true },
-    });
-    const denied = path.join(dir, 'denied');
-    mkdirSync(denied);
-    const decided = '{"allowScripts":{"better-sqlite3":false}}';
-    writeFileSync(path.join(denied, 'package.json'), decided);
-    run(installerScript('0.1.0', 'http://h:4200'), ['--dir', denied]);
-    expect(readFileSync(path.join(denied, 'package.json'), 'utf8')).toBe(decided);
   });
 
   it('npm failing → exit 1 naming the other sources', () => {
@@ -180,7 +136,6 @@ describe('install-pksd.sh from a running pksd (real npm)', () => {
       expect(result.status, result.stderr).toBe(0);
       expect(result.stderr).toContain(`Installing ${srv.url}/dist/pks-0.1.0.tgz into ${prefix}`);
       expect(JSON.parse(readFileSync(path.join(prefix, 'package.json'), 'utf8'))).toMatchObject({
-        allowScripts: { 'better-sqlite3': true },
         dependencies: { pks: `${srv.url}/dist/pks-0.1.0.tgz` },
       });
       const bin = path.join(prefix, 'node_modules', '.bin');

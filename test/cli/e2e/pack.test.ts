@@ -1,6 +1,6 @@
 /**
  * Distribution: the `npm pack` tarball installs `pks` and `pksd` into an empty prefix (`npm install -g`); both run
- * from there, and the installed `pksd serve` starts (its native SQLite binding was built) and answers its health
+ * from there, and the installed `pksd serve` starts (its native SQLite binding loads) and answers its health
  * check. Needs the npm registry (or a warm npm cache) and a build (`npm run build`).
  */
 import { execFileSync } from 'node:child_process';

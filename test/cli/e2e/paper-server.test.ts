@@ -11,11 +11,12 @@
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
-import { startTestServer, type TestServer } from '../../support/server.js';
+import type { TestServer } from '../../support/server.js';
 import { defaultMarkdown } from '../../support/upstreams/mineru.js';
-import { accessEnv, startDoubles, type Doubles } from '../../server/access/support/harness.js';
+import { accessEnv, type Doubles } from '../../server/access/support/harness.js';
 import { addPaper } from '../../server/access/support/papers.js';
-import { loginWithToken, makeHome, pks, spawnPks, waitForOutput, type PksHome } from '../support/pks.js';
+import { startAccessServer } from '../support/access-server.js';
+import { loggedInHome, pks, spawnPks, waitForOutput, type PksHome } from '../support/pks.js';
 
 const PAT = 'cli-paper-access-system-pat-0123456789';
 
@@ -45,18 +46,10 @@ afterEach(() => h.cleanup());
 describe('paper access on, parser tokens set', () => {
   let d: Doubles;
   let srv: TestServer;
-  beforeAll(async () => {
-    d = await startDoubles();
-    srv = await startTestServer({ ...accessEnv(d), SVC_SYSTEM_PAT: PAT });
-  });
-  afterAll(async () => {
-    await srv?.close();
-    await d?.close();
-  });
-  beforeEach(async () => {
-    h = makeHome();
-    await loginWithToken(h, srv.url, PAT);
-  });
+  let close: (() => Promise<void>) | undefined;
+  beforeAll(async () => ({ d, srv, close } = await startAccessServer(PAT)));
+  afterAll(() => close?.());
+  beforeEach(async () => (h = await loggedInHome(srv.url, PAT)));
   afterEach(() => {
     d.mineru.frozen = false;
     d.arxiv.pdfGate.open();
@@ -186,19 +179,13 @@ describe('paper access on, parser tokens set', () => {
 describe('paper access on, every parser token at its daily limit', () => {
   let d: Doubles;
   let srv: TestServer;
+  let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    d = await startDoubles();
-    srv = await startTestServer({ ...accessEnv(d), SVC_SYSTEM_PAT: PAT });
+    ({ d, srv, close } = await startAccessServer(PAT));
     for (const token of d.mineru.tokens) d.mineru.quota.set(token, 0);
   });
-  afterAll(async () => {
-    await srv?.close();
-    await d?.close();
-  });
-  beforeEach(async () => {
-    h = makeHome();
-    await loginWithToken(h, srv.url, PAT);
-  });
+  afterAll(() => close?.());
+  beforeEach(async () => (h = await loggedInHome(srv.url, PAT)));
 
   it('cooldown (daily_limit) → "job ended in terminal state (cooldown)" with retry_after_iso, exit 1; then 503', async () => {
     const id = '2501.00026v1';
@@ -227,18 +214,15 @@ describe('paper access on, every parser token at its daily limit', () => {
 describe('paper access on, conversion disabled (no parser tokens)', () => {
   let d: Doubles;
   let srv: TestServer;
+  let close: (() => Promise<void>) | undefined;
   beforeAll(async () => {
-    d = await startDoubles();
-    srv = await startTestServer({ ...accessEnv(d, []), PARSER_API_TOKENS: '', SVC_SYSTEM_PAT: PAT });
+    ({ d, srv, close } = await startAccessServer(PAT, (doubles) => ({
+      ...accessEnv(doubles, []),
+      PARSER_API_TOKENS: '',
+    })));
   });
-  afterAll(async () => {
-    await srv?.close();
-    await d?.close();
-  });
-  beforeEach(async () => {
-    h = makeHome();
-    await loginWithToken(h, srv.url, PAT);
-  });
+  afterAll(() => close?.());
+  beforeEach(async () => (h = await loggedInHome(srv.url, PAT)));
 
   it('markdown → 503 unavailable at once (rendered, exit 1); status says unavailable (exit 0)', async () => {
     addPaper(d.arxiv, '2501.00027');

@@ -5,11 +5,12 @@
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loginWithToken, makeHome, pks, type PksHome } from '../support/pks.js';
-import { snapshot, startServerDouble, type Reply, type ServerDouble } from '../support/server-double.js';
+import { pks, type PksHome } from '../support/pks.js';
+import { snapshot, loggedInDouble, type Reply, type ServerDouble } from '../support/server-double.js';
 
 let h: PksHome;
 let api: ServerDouble;
+let close: () => Promise<void>;
 const ID = '2501.00010v1';
 const MD = `/api/papers/${ID}/markdown`;
 const MD_STATUS = `${MD}/status`;
@@ -33,15 +34,8 @@ const status = (state: string, extra: Record<string, unknown> = {}): Reply => ({
   body: snapshot(state, extra),
 });
 
-beforeEach(async () => {
-  h = makeHome();
-  api = await startServerDouble();
-  await loginWithToken(h, api.baseUrl, 'pat_reader_123456');
-});
-afterEach(async () => {
-  await api.close();
-  h.cleanup();
-});
+beforeEach(async () => ({ h, api, close } = await loggedInDouble('pat_reader_123456')));
+afterEach(() => close());
 
 describe('paper get: first answer', () => {
   it('200 → the bytes on stdout, exit 0; the request carries the client headers and the token', async () => {

@@ -7,27 +7,23 @@ import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { loginWithToken, makeHome, PKS_BIN, type PksHome } from '../support/pks.js';
-import { snapshot, startServerDouble, type Reply, type ServerDouble } from '../support/server-double.js';
+import { PKS_BIN, type PksHome } from '../support/pks.js';
+import { snapshot, loggedInDouble, type Reply, type ServerDouble } from '../support/server-double.js';
 
 let h: PksHome;
 let api: ServerDouble;
+let close: () => Promise<void>;
 const socket = `pks-test-${randomBytes(4).toString('hex')}`;
 const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
 
-beforeEach(async () => {
-  h = makeHome();
-  api = await startServerDouble();
-  await loginWithToken(h, api.baseUrl, 'pat_tty_1234567');
-});
+beforeEach(async () => ({ h, api, close } = await loggedInDouble('pat_tty_1234567')));
 afterEach(async () => {
   try {
     tmux('kill-server');
   } catch {
     // already gone
   }
-  await api.close();
-  h.cleanup();
+  await close();
 });
 
 const ID = '2501.00010v1';

@@ -6,8 +6,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { REPO_ROOT } from '../../support/server.js';
 
-export const REPO_ROOT = path.resolve(import.meta.dirname, '../../..');
+// `waitForOutput` takes a `PksRun` as it takes the pksd run it is written for.
+export { REPO_ROOT, waitForOutput } from '../../support/server.js';
 export const PKS_BIN = path.join(REPO_ROOT, 'bin/pks');
 
 export interface PksHome {
@@ -96,30 +98,17 @@ export function pks(
   return spawnPks(h, args, options).done;
 }
 
-/** Resolves when `predicate` holds for the run's output; rejects (with the output) when the process ends first. */
-export async function waitForOutput(
-  run: PksRun,
-  predicate: (out: { stdout: string; stderr: string }) => boolean,
-  timeoutMs = 30_000,
-): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  await new Promise<void>((resolve, reject) => {
-    const check = () => {
-      const out = run.output();
-      if (predicate(out)) return resolve();
-      if (run.child.exitCode !== null || run.child.signalCode !== null || Date.now() > deadline) {
-        return reject(new Error(`condition not met; stdout=${out.stdout}\nstderr=${out.stderr}`));
-      }
-      setTimeout(check, 25);
-    };
-    check();
-  });
-}
-
 /** Points the client at `serverUrl` and stores `token` for it (`config set` + `auth login --with-token`). */
 export async function loginWithToken(h: PksHome, serverUrl: string, token: string): Promise<void> {
   const set = await pks(h, ['config', 'set', 'server_url', serverUrl]);
   if (set.code !== 0) throw new Error(`config set failed: ${set.stderr}`);
   const login = await pks(h, ['auth', 'login', '--with-token'], { stdin: `${token}\n` });
   if (login.code !== 0) throw new Error(`login failed: ${login.stderr}`);
+}
+
+/** A fresh home whose client points at `serverUrl` with `token` stored. */
+export async function loggedInHome(serverUrl: string, token: string): Promise<PksHome> {
+  const h = makeHome();
+  await loginWithToken(h, serverUrl, token);
+  return h;
 }

@@ -11,6 +11,7 @@ import {
   type HttpDouble,
   type RecordedRequest,
 } from '../../support/upstreams/http-double.js';
+import { loggedInHome, type PksHome } from './pks.js';
 
 export interface Reply {
   readonly status: number;
@@ -89,4 +90,20 @@ export function snapshot(
   id = '2501.00010v1',
 ): Record<string, unknown> {
   return { preprint_id: id, state, phase: '', pdf_ready: false, md_ready: false, ...extra };
+}
+
+/** A fresh server double and a fresh home logged in to it with `token`; `close` ends both. */
+export async function loggedInDouble(
+  token: string,
+): Promise<{ h: PksHome; api: ServerDouble; close(): Promise<void> }> {
+  const api = await startServerDouble();
+  const h = await loggedInHome(api.baseUrl, token);
+  return {
+    h,
+    api,
+    async close() {
+      await api.close();
+      h.cleanup();
+    },
+  };
 }

@@ -8,17 +8,7 @@ import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { freePort } from '../../support/free-port.js';
 import { VENV_PYTHON } from '../../support/python.js';
 import { isRunning, startFaultProcess, until, type FaultProcess } from './processes.js';
-
-// As in test/support/moto.ts: exit when stdin closes, so the server dies with the test process.
-const MOTO_MAIN = `
-import os, sys, threading
-from moto.server import main
-def exit_on_stdin_eof():
-    sys.stdin.buffer.read()
-    os._exit(0)
-threading.Thread(target=exit_on_stdin_eof, daemon=True).start()
-main(sys.argv[1:])
-`;
+import { MOTO_MAIN } from '../../support/moto.js';
 
 export interface MotoProcess extends FaultProcess {
   readonly endpoint: string;

@@ -5,7 +5,8 @@ import { CliExit, EXIT } from '../../errors.js';
 import { readAll, readLine } from '../../input.js';
 import { defineAction, type RegisterCommand } from '../host.js';
 import { runDeviceFlow } from './device-flow.js';
-import { parseIntOption, parsePositiveNumber } from '../options.js';
+import { csv, parseIntOption, parsePositiveNumber } from '../options.js';
+import { addServerOption } from './host-option.js';
 
 export interface LoginInput {
   readonly serverUrl: string | undefined;
@@ -19,14 +20,7 @@ export interface LoginInput {
 }
 
 /** Scopes from CSV: split, trimmed, empties dropped, de-duplicated (first occurrence kept). */
-export const parseScopes = (csv: string): string[] => [
-  ...new Set(
-    csv
-      .split(',')
-      .map((s) => s.trim())
-      .filter((s) => s !== ''),
-  ),
-];
+export const parseScopes = (text: string): string[] => [...new Set(csv(text))];
 
 /** `pks-cli-<hostname>-<YYYY-MM-DD UTC>`; the host name lower-cased, `.`/`:` → `-`, at most 32 characters. */
 export function defaultTokenName(now: Date, host = hostname()): string {
@@ -39,10 +33,11 @@ const SERVER_REQUIRED =
 
 /** `pks auth login`: the device authorization flow, or `--with-token` from stdin (CONTRACT §16.4). */
 export const registerAuthLogin: RegisterCommand = (parent, host) => {
-  parent
-    .command('login')
-    .description('log in: approve a device code in the browser, or store a PAT read from stdin (--with-token)')
-    .option('-s, --server-url <url>', 'server (default: server_url of config.yaml)')
+  addServerOption(
+    parent
+      .command('login')
+      .description('log in: approve a device code in the browser, or store a PAT read from stdin (--with-token)'),
+  )
     .option('--no-browser', 'do not open the browser; just print the URL')
     .option('--scopes <csv>', 'scopes of the token to mint (editable in the browser)', '')
     .option('--expires-days <n>', 'token lifetime in days, 1..365', '90')

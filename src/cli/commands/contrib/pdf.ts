@@ -5,7 +5,7 @@ import type { CliContext } from '../../context.js';
 import { CliExit, EXIT } from '../../errors.js';
 import { sha256File } from '../../hash.js';
 import { fileMultipart } from '../../http/multipart.js';
-import { ByteMeter, ProgressLine } from '../../progress/line.js';
+import { ByteMeter, stderrProgress } from '../../progress/line.js';
 import { defineAction, type CommandHost, type RegisterCommand } from '../host.js';
 import { requestTimeoutMs } from '../options.js';
 import { renderBody, encodePaperId } from '../paper/access.js';
@@ -52,12 +52,7 @@ export const registerContribPdf: RegisterCommand = (parent, host) => {
 export async function contribPdf(ctx: CliContext, input: ContribPdfInput): Promise<number> {
   const info = await stat(input.pdf).catch(() => null);
   if (!info?.isFile()) throw new CliExit(EXIT.failure, `PDF not found: ${input.pdf}`);
-  const progress = new ProgressLine({
-    write: ctx.io.stderr,
-    tty: ctx.io.stderrIsTTY,
-    quiet: input.quietProgress,
-    columns: ctx.io.columns,
-  });
+  const progress = stderrProgress(ctx.io, input.quietProgress);
   progress.live(`hashing ${input.pdf}…`);
   const sha256 = await sha256File(input.pdf);
   const form = fileMultipart('pdf', input.pdf, info.size, path.basename(input.pdf), 'application/pdf');

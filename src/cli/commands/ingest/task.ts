@@ -1,7 +1,7 @@
 /** Submitting an ingest request and following its task to a terminal status (CONTRACT §10, §16.3). */
 import type { CliContext } from '../../context.js';
 import { EXIT, HttpStatusError } from '../../errors.js';
-import { ProgressLine } from '../../progress/line.js';
+import { stderrProgress } from '../../progress/line.js';
 import type { IngestRunOptions } from './options.js';
 
 interface TaskDocument {
@@ -37,12 +37,7 @@ export async function submitAndFollow(
 /** Polls `GET /api/ingest/<id>` every interval until a terminal status or the timeout. */
 export async function followTask(ctx: CliContext, taskId: string, options: IngestRunOptions): Promise<number> {
   const api = ctx.api({ timeoutMs: options.requestTimeoutMs });
-  const progress = new ProgressLine({
-    write: ctx.io.stderr,
-    tty: ctx.io.stderrIsTTY,
-    quiet: options.quietProgress,
-    columns: ctx.io.columns,
-  });
+  const progress = stderrProgress(ctx.io, options.quietProgress);
   const started = Date.now();
   let last: TaskDocument | null = null;
   for (;;) {

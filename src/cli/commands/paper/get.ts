@@ -2,7 +2,7 @@ import { EXIT, TransportError, UsageError } from '../../errors.js';
 import type { CliContext } from '../../context.js';
 import { saveBody } from '../../http/save.js';
 import type { TransportResponse } from '../../http/transport.js';
-import { ByteMeter, ProgressLine } from '../../progress/line.js';
+import { ByteMeter, stderrProgress } from '../../progress/line.js';
 import { defineAction, type RegisterCommand } from '../host.js';
 import { parsePositiveNumber, requestTimeoutMs } from '../options.js';
 import { retryAfterSeconds } from '../../http/api-client.js';
@@ -73,12 +73,7 @@ export const registerPaperGet: RegisterCommand = (parent, host) => {
 export async function paperGet(ctx: CliContext, input: PaperGetInput): Promise<number> {
   const api = ctx.api({ timeoutMs: input.timeoutMs });
   const { io } = ctx;
-  const progress = new ProgressLine({
-    write: io.stderr,
-    tty: io.stderrIsTTY,
-    quiet: input.quietProgress,
-    columns: io.columns,
-  });
+  const progress = stderrProgress(io, input.quietProgress);
   const notes = new DefaultsNotes(io.stderr, input.quietNotes, input.id.trim());
   const encoded = encodePaperId(input.id);
   const resourcePath = `/api/papers/${encoded}/${input.kind}`;

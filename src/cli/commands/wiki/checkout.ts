@@ -11,9 +11,3 @@ export function wikiRoot(ctx: CliContext): string {
 export async function loadSnapshot(ctx: CliContext): Promise<WikiSnapshot> {
   return buildSnapshot(await scanWiki(wikiRoot(ctx)));
 }
-
-/** Cuts `text` to `width` characters, marking the cut with `…`. */
-export function fit(text: string, width: number): string {
-  const chars = Array.from(text);
-  return chars.length <= width ? text : `${chars.slice(0, width - 1).join('')}…`;
-}

@@ -1,6 +1,7 @@
 import { listPages } from '../../../wiki/index.js';
 import { defineAction, type RegisterCommand } from '../host.js';
-import { fit, loadSnapshot } from './checkout.js';
+import { fit } from '../../text.js';
+import { loadSnapshot } from './checkout.js';
 
 const COLUMNS = [
   ['ID', 30],

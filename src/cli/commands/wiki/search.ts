@@ -1,15 +1,13 @@
-import { buildSnapshot, scanWiki, searchWiki } from '../../../wiki/index.js';
+import { searchWiki } from '../../../wiki/index.js';
+import { fit } from '../../text.js';
 import { defineAction, type RegisterCommand } from '../host.js';
 import { parseIntOption } from '../options.js';
-import { wikiRoot } from './checkout.js';
+import { loadSnapshot } from './checkout.js';
 
 const SNIPPET_WIDTH = 80;
 
 /** The library's snippet (≤ 160 chars) cut to 80 characters. */
-export function shortSnippet(snippet: string): string {
-  const chars = Array.from(snippet);
-  return chars.length <= SNIPPET_WIDTH ? snippet : `${chars.slice(0, SNIPPET_WIDTH - 3).join('')}...`;
-}
+export const shortSnippet = (snippet: string): string => fit(snippet, SNIPPET_WIDTH, '...');
 
 /** `pks wiki search <q>`: ranked exactly like `GET /api/search` (same library, same index). */
 export const registerWikiSearch: RegisterCommand = (parent, host) => {
@@ -30,7 +28,7 @@ export const registerWikiSearch: RegisterCommand = (parent, host) => {
           json: o['json'] === true,
         }),
         async (ctx, input) => {
-          const snapshot = buildSnapshot(await scanWiki(wikiRoot(ctx)));
+          const snapshot = await loadSnapshot(ctx);
           const result = searchWiki(snapshot, {
             q: input.q,
             limit: input.limit,

@@ -6,7 +6,7 @@ import type { PksConfig } from '../../../config/load.js';
 import type { CliContext } from '../../../context.js';
 import type { ApiClient } from '../../../http/api-client.js';
 import type { KeyRing } from '../../../parser/key-ring.js';
-import type { MineruClient } from '../../../parser/mineru.js';
+import { ParserError, type MineruClient } from '../../../parser/mineru.js';
 import type { ProgressLine } from '../../../progress/line.js';
 import type { ClaimBook } from './claims.js';
 
@@ -52,3 +52,23 @@ export async function withTempDir<T>(keep: boolean, fn: (dir: string) => Promise
 export const zipName = (key: string) => `${key.replace(/[^\w.-]/g, '_')}.zip`;
 
 export const DAILY_LIMIT_MESSAGE = '[daily-limit] parser quota exhausted; exiting 75. Re-run after local 00:01.';
+
+/**
+ * Runs `call` with the next parser token, rotating past tokens that answer with their daily limit (each cools until
+ * 00:01); `null` when every token is cooling. Other errors are thrown.
+ */
+export async function withNextToken<T>(
+  c: Contributor,
+  call: (token: string) => Promise<T>,
+): Promise<{ token: string; value: T } | null> {
+  for (;;) {
+    const token = c.ring.take();
+    if (token === null) return null;
+    try {
+      return { token, value: await call(token) };
+    } catch (err) {
+      if (!(err instanceof ParserError) || err.kind !== 'daily_limit') throw err;
+      c.ring.cool(token);
+    }
+  }
+}

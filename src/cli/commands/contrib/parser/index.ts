@@ -4,7 +4,7 @@ import type { CliContext } from '../../../context.js';
 import { CliExit, EXIT, InterruptedError } from '../../../errors.js';
 import { KeyRing } from '../../../parser/key-ring.js';
 import { MineruClient } from '../../../parser/mineru.js';
-import { ProgressLine } from '../../../progress/line.js';
+import { stderrProgress } from '../../../progress/line.js';
 import { defineAction, type CommandHost } from '../../host.js';
 import { parseIntOption, requestTimeoutMs } from '../../options.js';
 import { ClaimBook } from './claims.js';
@@ -97,12 +97,7 @@ async function contribParser(ctx: CliContext, input: ContribParserInput): Promis
       insecure: config.insecure,
     }),
     ring: new KeyRing(config.parserApiTokens, ctx.now),
-    progress: new ProgressLine({
-      write: ctx.io.stderr,
-      tty: ctx.io.stderrIsTTY,
-      quiet: input.quietProgress,
-      columns: ctx.io.columns,
-    }),
+    progress: stderrProgress(ctx.io, input.quietProgress),
     signal: controller.signal,
     pollIntervalS: Math.max(1, config.parserPollInterval),
   };

@@ -3,7 +3,7 @@ import path from 'node:path';
 import { HttpStatusError, VersionRefusedError } from '../../../errors.js';
 import { IN_FLIGHT_STATES, ParserError, failureKind, type TaskResult } from '../../../parser/mineru.js';
 import type { Claim } from './claims.js';
-import { withTempDir, zipName, type Contributor } from './contributor.js';
+import { withNextToken, withTempDir, zipName, type Contributor } from './contributor.js';
 import { checkPdfSha256 } from './pdf-check.js';
 import { isTrustedPdfUrl } from './trust.js';
 import { uploadParserZip } from './upload.js';
@@ -91,32 +91,25 @@ export async function runQueuePass(c: Contributor, options: { quietEmpty?: boole
   }
   if (survivors.length === 0) return { empty: false, processed: 0, failures, dailyLimit: false };
 
-  // Submit the batch, rotating past tokens at their daily limit.
-  let token: string | null = null;
-  let batchId = '';
-  for (;;) {
-    token = c.ring.take();
-    if (token === null) {
-      await c.claims.releaseAll();
-      return { empty: false, processed: 0, failures, dailyLimit: true };
-    }
-    try {
-      batchId = await c.parser.submitBatch(
+  let submitted: { token: string; value: string } | null;
+  try {
+    submitted = await withNextToken(c, (token) =>
+      c.parser.submitBatch(
         token,
         survivors.map((claim) => ({ url: claim.pdf_url, dataId: claim.key })),
         c.signal,
-      );
-      break;
-    } catch (err) {
-      if (!(err instanceof ParserError)) throw err;
-      if (err.kind === 'daily_limit') {
-        c.ring.cool(token);
-        continue;
-      }
-      for (const claim of survivors) await fail(claim, `${claim.preprint_id}: batch submit failed: ${err.message}`);
-      return { empty: false, processed: 0, failures, dailyLimit: false };
-    }
+      ),
+    );
+  } catch (err) {
+    if (!(err instanceof ParserError)) throw err;
+    for (const claim of survivors) await fail(claim, `${claim.preprint_id}: batch submit failed: ${err.message}`);
+    return { empty: false, processed: 0, failures, dailyLimit: false };
   }
+  if (submitted === null) {
+    await c.claims.releaseAll();
+    return { empty: false, processed: 0, failures, dailyLimit: true };
+  }
+  const { token, value: batchId } = submitted;
 
   const inFlight = new Map(survivors.map((claim) => [claim.key, claim]));
   let processed = 0;
@@ -141,11 +134,11 @@ export async function runQueuePass(c: Contributor, options: { quietEmpty?: boole
       await c.ctx.sleep(Math.min(c.pollIntervalS * 1000, remaining), c.signal);
       let results: TaskResult[] | null;
       try {
-        results = await c.parser.getBatch(token!, batchId, c.signal);
+        results = await c.parser.getBatch(token, batchId, c.signal);
       } catch (err) {
         if (!(err instanceof ParserError)) throw err;
         if (err.kind === 'daily_limit') {
-          c.ring.cool(token!);
+          c.ring.cool(token);
           await c.claims.releaseAll();
           throw new DailyLimitHit();
         }
@@ -168,7 +161,7 @@ export async function runQueuePass(c: Contributor, options: { quietEmpty?: boole
         }
         const kind = failureKind(result);
         if (kind === 'daily_limit') {
-          c.ring.cool(token!);
+          c.ring.cool(token);
           failures++;
           await c.claims.release(claim);
           await c.claims.releaseAll();

@@ -4,7 +4,7 @@ import { EXIT, QuotaExhaustedError } from '../../../errors.js';
 import { IN_FLIGHT_STATES, ParserError, failureKind, type TaskResult } from '../../../parser/mineru.js';
 import { ByteMeter } from '../../../progress/line.js';
 import type { Claim } from './claims.js';
-import { DAILY_LIMIT_MESSAGE, withTempDir, zipName, type Contributor } from './contributor.js';
+import { DAILY_LIMIT_MESSAGE, withNextToken, withTempDir, zipName, type Contributor } from './contributor.js';
 import { checkPdfSha256 } from './pdf-check.js';
 import { isTrustedPdfUrl } from './trust.js';
 import { uploadParserZip } from './upload.js';
@@ -87,16 +87,11 @@ async function parseClaim(c: Contributor, claim: Claim): Promise<string> {
 
 /** Submits with the next token, rotating past tokens at their daily limit; none left → quota exhausted. */
 async function submit(c: Contributor, claim: Claim): Promise<{ token: string; taskId: string }> {
-  for (;;) {
-    const token = c.ring.take();
-    if (token === null) throw new QuotaExhaustedError(DAILY_LIMIT_MESSAGE);
-    try {
-      return { token, taskId: await c.parser.submitTask(token, { url: claim.pdf_url, dataId: claim.key }, c.signal) };
-    } catch (err) {
-      if (!(err instanceof ParserError) || err.kind !== 'daily_limit') throw err;
-      c.ring.cool(token);
-    }
-  }
+  const submitted = await withNextToken(c, (token) =>
+    c.parser.submitTask(token, { url: claim.pdf_url, dataId: claim.key }, c.signal),
+  );
+  if (submitted === null) throw new QuotaExhaustedError(DAILY_LIMIT_MESSAGE);
+  return { token: submitted.token, taskId: submitted.value };
 }
 
 /** Polls the task until it leaves the in-flight states; daily-limit answers count as a failed task. */

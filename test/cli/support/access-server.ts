@@ -1,0 +1,34 @@
+/**
+ * A real pksd with paper access on against the arXiv, OpenAlex and MinerU doubles (the server side of the
+ * `paper` and `ingest` tests), its system PAT set to `pat`.
+ */
+import { startTestServer, type TestServer } from '../../support/server.js';
+import { accessEnv, startDoubles, type Doubles } from '../../server/access/support/harness.js';
+
+export interface AccessServer {
+  readonly d: Doubles;
+  readonly srv: TestServer;
+  close(): Promise<void>;
+}
+
+/** `env` gives the paper-access settings for the doubles (default: on, with the harness's parser tokens). */
+export async function startAccessServer(
+  pat: string,
+  env: (d: Doubles) => Record<string, string> = accessEnv,
+): Promise<AccessServer> {
+  const d = await startDoubles();
+  try {
+    const srv = await startTestServer({ ...env(d), SVC_SYSTEM_PAT: pat });
+    return {
+      d,
+      srv,
+      async close() {
+        await srv.close();
+        await d.close();
+      },
+    };
+  } catch (err) {
+    await d.close();
+    throw err;
+  }
+}
