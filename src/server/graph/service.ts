@@ -3,11 +3,12 @@
  * configured, unreachable or failing is an answer here, not an exception: `{error}` (the query route adds the
  * query as run). Only the query's own validation throws (`InvalidInputError`, 400).
  */
-import type { Record as Neo4jRecord, Transaction } from 'neo4j-driver';
+import type { Transaction } from 'neo4j-driver';
 import type { GraphClient } from './driver.js';
+import { queryResultJson, recordJson } from './query-json.js';
 import { MAX_QUERY_RECORDS, prepareQuery } from './query-text.js';
 import { inTransaction, openSession, toNumber, type SessionOptions } from './session.js';
-import { encodeValue, type JsonValue } from './values.js';
+import type { JsonText, JsonValue } from './values.js';
 
 export const GRAPH_NOT_CONFIGURED = 'graph not configured (GRAPHDB_URI empty)';
 
@@ -35,6 +36,7 @@ export interface GraphSchema {
   readonly property_keys: string[];
 }
 
+/** The success answer of `query`, as its JSON text says (`GraphService.query` returns the text itself). */
 export interface GraphQueryResult {
   /** The query as run (with the appended `LIMIT`, if any). */
   readonly query: string;
@@ -155,9 +157,13 @@ export class GraphService {
   /**
    * `POST /api/graph/query`. Validates the text (throws `InvalidInputError` for the 400s, also without a graph),
    * applies the `LIMIT` rule, and streams at most 10,000 records out of a read transaction, encoding each as it
-   * arrives; the rest of a longer result is discarded on the server.
+   * arrives; the rest of a longer result is discarded on the server. A success is answered as JSON text, ready to
+   * send (a result of thousands of nodes is serialised while it streams, not afterwards).
    */
-  async query(text: string, limit: number | undefined): Promise<GraphQueryResult | GraphQueryFailure | GraphFailure> {
+  async query(
+    text: string,
+    limit: number | undefined,
+  ): Promise<JsonText<GraphQueryResult> | GraphQueryFailure | GraphFailure> {
     const query = prepareQuery(text, limit);
     if (this.graph === null) return { error: GRAPH_NOT_CONFIGURED };
     const timeoutS = this.options.queryTimeoutSeconds;
@@ -174,13 +180,14 @@ export class GraphService {
 }
 
 /**
- * Runs `query` in `tx` and encodes each record as it arrives (the driver's observer API: no promise per record).
- * Resolves at the 10,001st record with the first 10,000 and `truncated`; the caller's commit then discards the
- * rest on the server, so a huge result is never transferred.
+ * Runs `query` in `tx` and encodes each record to JSON text as it arrives (the driver's observer API: no promise per
+ * record). Resolves at the 10,001st record with the first 10,000 and `truncated`; the caller's commit then discards
+ * the rest on the server, so a huge result is never transferred.
  */
-function streamRecords(tx: Transaction, query: string): Promise<GraphQueryResult> {
+function streamRecords(tx: Transaction, query: string): Promise<JsonText<GraphQueryResult>> {
   return new Promise((resolve, reject) => {
-    const records: Record<string, JsonValue>[] = [];
+    let records = '';
+    let count = 0;
     let columns: string[] = [];
     let done = false;
     tx.run(query).subscribe({
@@ -189,15 +196,15 @@ function streamRecords(tx: Transaction, query: string): Promise<GraphQueryResult
       },
       onNext: (record) => {
         if (done) return;
-        if (records.length === MAX_QUERY_RECORDS) {
+        if (count === MAX_QUERY_RECORDS) {
           done = true;
-          resolve({ query, columns, records, truncated: true });
+          resolve(queryResultJson(query, columns, records, true));
           return;
         }
-        records.push(encodeRecord(record));
+        records += count++ === 0 ? recordJson(record) : `,${recordJson(record)}`;
       },
       onCompleted: () => {
-        if (!done) resolve({ query, columns, records, truncated: false });
+        if (!done) resolve(queryResultJson(query, columns, records, false));
         done = true;
       },
       onError: (err) => {
@@ -206,11 +213,4 @@ function streamRecords(tx: Transaction, query: string): Promise<GraphQueryResult
       },
     });
   });
-}
-
-function encodeRecord(record: Neo4jRecord): Record<string, JsonValue> {
-  const out: Record<string, JsonValue> = {};
-  const keys = record.keys;
-  for (let i = 0; i < keys.length; i++) out[keys[i] as string] = encodeValue(record.get(i));
-  return out;
 }

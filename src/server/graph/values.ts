@@ -24,6 +24,10 @@ import {
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
+declare const parsesTo: unique symbol;
+/** JSON text that `JSON.parse`s to a `T`: already encoded, to be sent as it is. */
+export type JsonText<T> = string & { readonly [parsesTo]: T };
+
 const MAX_SAFE = BigInt(Number.MAX_SAFE_INTEGER);
 
 export function encodeValue(value: unknown): JsonValue {
@@ -45,8 +49,18 @@ export function encodeValue(value: unknown): JsonValue {
 
 export function encodeMap(map: Readonly<Record<string, unknown>>): { [key: string]: JsonValue } {
   const out: { [key: string]: JsonValue } = {};
-  for (const key in map) out[key] = encodeValue(map[key]);
+  for (const key in map) setEntry(out, key, encodeValue(map[key]));
   return out;
+}
+
+/**
+ * `out[key] = value`, except that a key `__proto__` (a property, map key or column may be called that) becomes an
+ * entry, as the driver's maps keep it, instead of replacing the object's prototype and vanishing from the JSON.
+ */
+export function setEntry(out: { [key: string]: JsonValue }, key: string, value: JsonValue): void {
+  if (key === '__proto__')
+    Object.defineProperty(out, key, { value, enumerable: true, writable: true, configurable: true });
+  else out[key] = value;
 }
 
 function encodeNode(node: Node): JsonValue {
@@ -89,8 +103,10 @@ const isTemporal = (v: object): boolean =>
 function encodeObject(value: object): JsonValue {
   if (Array.isArray(value)) return value.map(encodeValue);
   if (isInt(value)) {
+    // `toNumber()` is the nearest double, safe exactly when the integer is (and far cheaper than `inSafeRange()`).
     const int = value as Integer;
-    return int.inSafeRange() ? int.toNumber() : int.toString();
+    const number = int.toNumber();
+    return Number.isSafeInteger(number) ? number : int.toString();
   }
   if (isNode(value)) return encodeNode(value);
   if (isRelationship(value)) return encodeRelationship(value);

@@ -1,4 +1,5 @@
-import { Type } from '@sinclair/typebox';
+import { Type, type Static } from '@sinclair/typebox';
+import type { GraphFailure, GraphQueryFailure } from '../graph/service.js';
 import type { RoutePlugin } from '../http/context.js';
 import { scope } from './guard.js';
 import { ErrorBody } from './schemas.js';
@@ -96,7 +97,10 @@ export const graphRoutes: RoutePlugin = async (app, { ctx }) => {
     () => graph.schema(),
   );
 
-  app.post(
+  // A success arrives as JSON text and is sent as its UTF-8 bytes, not serialised again (the schema still documents
+  // it; serialising a union would first validate the whole answer against each branch). As bytes, because Node's
+  // `res.end` of a string this size joins it to the header and encodes it there (measured up to ~1 ms slower).
+  app.post<{ Body: Static<typeof QueryBody>; Reply: Buffer | GraphQueryFailure | GraphFailure }>(
     '/api/graph/query',
     {
       config: { guard: GRAPH_READ, openapi: { body: QueryDocument } },
@@ -107,6 +111,10 @@ export const graphRoutes: RoutePlugin = async (app, { ctx }) => {
         response: { 200: Type.Union([QueryResult, QueryError, GraphError]), 400: ErrorBody },
       },
     },
-    (request) => graph.query(request.body?.query ?? '', request.body?.limit),
+    async (request, reply) => {
+      const result = await graph.query(request.body?.query ?? '', request.body?.limit);
+      if (typeof result !== 'string') return result;
+      return reply.type('application/json; charset=utf-8').send(Buffer.from(result));
+    },
   );
 };

@@ -13,6 +13,12 @@ import { graphClientFor, useNeo4j } from '../../support/neo4j.js';
 const db = useNeo4j();
 let service: GraphService;
 
+/** `query`'s answer as a client reads it: a success arrives as JSON text. */
+async function answer(svc: GraphService, text: string, limit: number | undefined): Promise<unknown> {
+  const result = await svc.query(text, limit);
+  return typeof result === 'string' ? (JSON.parse(result) as GraphQueryResult) : result;
+}
+
 async function write(cypher: string, params: Record<string, unknown> = {}): Promise<void> {
   await db.graph.driver.executeQuery(cypher, params, { routing: 'WRITE' });
 }
@@ -86,7 +92,7 @@ describe('read-only queries', () => {
 
   it.each(writes)('%s is rejected by the database and the graph is unchanged', async (_label, query) => {
     const before = await dump();
-    const result = await service.query(query, 10);
+    const result = await answer(service, query, 10);
     expect(result).toEqual({ query: expect.any(String), error: expect.any(String) });
     expect(await dump()).toEqual(before);
   });
@@ -98,14 +104,14 @@ describe('read-only queries', () => {
     ['a comment between the words', "LOAD /* x */ CSV FROM 'file:///etc/passwd' AS row RETURN row"],
   ])('LOAD CSV (%s) is refused before reaching the database', async (_label, query) => {
     const before = await dump();
-    await expect(service.query(query, 10)).rejects.toThrow(
+    await expect(answer(service, query, 10)).rejects.toThrow(
       new InvalidInputError('LOAD CSV is not allowed in graph queries'),
     );
     expect(await dump()).toEqual(before);
   });
 
   it('LOAD CSV inside a string literal or a comment runs', async () => {
-    expect(await service.query("RETURN 'LOAD CSV FROM x' AS text // LOAD CSV", 10)).toEqual({
+    expect(await answer(service, "RETURN 'LOAD CSV FROM x' AS text // LOAD CSV", 10)).toEqual({
       query: "RETURN 'LOAD CSV FROM x' AS text // LOAD CSV\nLIMIT 10",
       columns: ['text'],
       records: [{ text: 'LOAD CSV FROM x' }],
@@ -114,7 +120,7 @@ describe('read-only queries', () => {
   });
 
   it('a syntax error is {query, error}', async () => {
-    expect(await service.query('MATCH (n RETURN n', undefined)).toEqual({
+    expect(await answer(service, 'MATCH (n RETURN n', undefined)).toEqual({
       query: 'MATCH (n RETURN n LIMIT 50',
       error: expect.stringContaining('Invalid input'),
     });
@@ -123,7 +129,8 @@ describe('read-only queries', () => {
 
 describe('value encoding', () => {
   it('scalars, big integers, non-finite floats, lists and maps', async () => {
-    const result = await service.query(
+    const result = await answer(
+      service,
       `RETURN 1 AS one, -5 AS neg, 9007199254740991 AS safe, 9007199254740992 AS unsafe,
               -9223372036854775808 AS min, 1.5 AS float, 0.0/0.0 AS nan, 1.0/0.0 AS inf, -1.0/0.0 AS ninf,
               'text' AS s, true AS t, null AS nothing, [1, 'a', [2.5, null]] AS list,
@@ -153,7 +160,8 @@ describe('value encoding', () => {
   });
 
   it('temporal values as ISO 8601 strings', async () => {
-    const result = await service.query(
+    const result = await answer(
+      service,
       `RETURN date('2024-02-29') AS d, datetime('2024-01-02T03:04:05.123456789+01:00') AS dt,
               datetime({year: 2024, month: 1, day: 2, hour: 3, timezone: 'Europe/Berlin'}) AS zoned,
               localdatetime('2024-01-02T03:04:05') AS ldt, time('12:00:00Z') AS t, localtime('12:34:56.5') AS lt,
@@ -176,7 +184,8 @@ describe('value encoding', () => {
   });
 
   it('points, byte arrays', async () => {
-    const result = await service.query(
+    const result = await answer(
+      service,
       `MATCH (b:Bytes) RETURN point({x: 1, y: 2}) AS p2, point({x: 1, y: 2, z: 3.5}) AS p3,
               point({latitude: 55.6, longitude: 12.5}) AS geo, b.b AS bytes`,
       undefined,
@@ -199,7 +208,8 @@ describe('value encoding', () => {
        RETURN elementId(a) AS a, elementId(r) AS r, elementId(b) AS b, elementId(u) AS u, elementId(c) AS c`,
     );
     const id = records[0]!.toObject() as Record<string, string>;
-    const result = await service.query(
+    const result = await answer(
+      service,
       `MATCH p = (a:Paper {preprint_id: '2101.00001'})-[r:CITES]->(b)-[:USES]->(c) RETURN a, r, p`,
       undefined,
     );
@@ -236,7 +246,7 @@ describe('value encoding', () => {
 
 describe('record cap and limits', () => {
   it('a 10,001-row result returns 10,000 records and truncated', async () => {
-    const result = await service.query('UNWIND range(1, 10001) AS i RETURN i LIMIT 10001', undefined);
+    const result = await answer(service, 'UNWIND range(1, 10001) AS i RETURN i LIMIT 10001', undefined);
     expect(result).toMatchObject({ truncated: true });
     const { records } = result as GraphQueryResult;
     expect(records).toHaveLength(10_000);
@@ -244,20 +254,21 @@ describe('record cap and limits', () => {
   });
 
   it('exactly 10,000 rows are not truncated; the limit clamps to 10,000', async () => {
-    const result = await service.query('UNWIND range(1, 20000) AS i RETURN i', 50_000);
+    const result = await answer(service, 'UNWIND range(1, 20000) AS i RETURN i', 50_000);
     expect(result).toMatchObject({ query: 'UNWIND range(1, 20000) AS i RETURN i LIMIT 10000', truncated: false });
     expect((result as { records: unknown[] }).records).toHaveLength(10_000);
   });
 
   it('a huge result is cut without reading it all', async () => {
-    const result = await service.query('UNWIND range(1, 100000000) AS i RETURN i LIMIT 100000000', undefined);
+    const result = await answer(service, 'UNWIND range(1, 100000000) AS i RETURN i LIMIT 100000000', undefined);
     expect(result).toMatchObject({ truncated: true });
     expect((result as { records: unknown[] }).records).toHaveLength(10_000);
   });
 
   it('the query timeout setting ends a long query with {query, error}', async () => {
     const timed = new GraphService(db.graph, { queryTimeoutSeconds: 1 });
-    const result = await timed.query(
+    const result = await answer(
+      timed,
       'UNWIND range(1, 2000000000) AS i WITH i WHERE i < 0 RETURN count(i) AS n',
       undefined,
     );
@@ -271,8 +282,8 @@ describe('graph unavailable', () => {
     const error = { error: 'graph not configured (GRAPHDB_URI empty)' };
     expect(await none.stats()).toEqual(error);
     expect(await none.schema()).toEqual(error);
-    expect(await none.query('RETURN 1', undefined)).toEqual(error);
-    await expect(none.query('  ', undefined)).rejects.toThrow(new InvalidInputError('query required'));
+    expect(await answer(none, 'RETURN 1', undefined)).toEqual(error);
+    await expect(answer(none, '  ', undefined)).rejects.toThrow(new InvalidInputError('query required'));
   });
 
   it('unreachable: {error} with the driver message; the query route adds the query', async () => {
@@ -282,7 +293,7 @@ describe('graph unavailable', () => {
       const down = new GraphService(dead, { queryTimeoutSeconds: null });
       expect(await down.stats()).toEqual({ error: expect.stringMatching(/ECONNREFUSED|connect/i) });
       expect(await down.schema()).toEqual({ error: expect.stringMatching(/ECONNREFUSED|connect/i) });
-      expect(await down.query('RETURN 1', 5)).toEqual({
+      expect(await answer(down, 'RETURN 1', 5)).toEqual({
         query: 'RETURN 1 LIMIT 5',
         error: expect.stringMatching(/ECONNREFUSED|connect/i),
       });
@@ -294,5 +305,5 @@ describe('graph unavailable', () => {
 
 it('integers written by the service round-trip as numbers', async () => {
   await write('CREATE (:Counter {n: $n})', { n: neo4j.int(42) });
-  expect(await service.query('MATCH (c:Counter) RETURN c.n AS n', undefined)).toMatchObject({ records: [{ n: 42 }] });
+  expect(await answer(service, 'MATCH (c:Counter) RETURN c.n AS n', undefined)).toMatchObject({ records: [{ n: 42 }] });
 });
