@@ -1,15 +1,11 @@
-/** A `multipart/form-data` body with one file part, streamed from disk (re-openable for retries). */
+/** A `multipart/form-data` body with one file part, read from disk while it is sent (again on a retry). */
 import { randomBytes } from 'node:crypto';
-import { createReadStream } from 'node:fs';
-import { Readable } from 'node:stream';
-import type { RequestBody } from './transport.js';
+import type { PartsBody } from './transport.js';
 
 export interface MultipartFile {
-  readonly body: RequestBody;
+  readonly body: PartsBody;
   readonly contentType: string;
 }
-
-const CHUNK = 1024 * 1024;
 
 export function fileMultipart(
   field: string,
@@ -25,13 +21,8 @@ export function fileMultipart(
       `Content-Type: ${partType}\r\n\r\n`,
   );
   const tail = Buffer.from(`\r\n--${boundary}--\r\n`);
-  async function* chunks(): AsyncGenerator<Buffer> {
-    yield head;
-    for await (const chunk of createReadStream(file, { highWaterMark: CHUNK })) yield chunk as Buffer;
-    yield tail;
-  }
   return {
-    body: { length: head.length + size + tail.length, open: () => Readable.from(chunks(), { objectMode: false }) },
+    body: { length: head.length + size + tail.length, parts: [head, { path: file, size }, tail] },
     contentType: `multipart/form-data; boundary=${boundary}`,
   };
 }

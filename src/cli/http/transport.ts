@@ -3,13 +3,24 @@
  * TLS verification that can be switched off, optional redirects, and a response whose body is read or streamed
  * by the caller. Errors before a status line arrive are `TransportError`s.
  */
-import http, { type IncomingHttpHeaders, type IncomingMessage } from 'node:http';
-import https from 'node:https';
-import type { Readable } from 'node:stream';
-import { pipeline } from 'node:stream/promises';
+import { open } from 'node:fs/promises';
+import type { ClientRequest, IncomingHttpHeaders, IncomingMessage } from 'node:http';
+import type { RequestOptions } from 'node:https';
 import { TransportError } from '../errors.js';
 
-export type RequestBody = Buffer | string | { readonly length: number; open(): Readable };
+/** The first `size` bytes of a file, read from disk each time the body is sent. */
+export interface FilePart {
+  readonly path: string;
+  readonly size: number;
+}
+
+/** Bytes in memory and files, sent in this order; `length` is their total size. Every send (a retry) reads anew. */
+export interface PartsBody {
+  readonly length: number;
+  readonly parts: readonly (Buffer | FilePart)[];
+}
+
+export type RequestBody = Buffer | string | PartsBody;
 
 export interface TransportRequest {
   readonly url: URL;
@@ -69,12 +80,17 @@ function exchange(req: TransportRequest): Promise<TransportResponse> {
     if (body !== undefined) {
       headers['content-length'] = String(typeof body === 'string' ? Buffer.byteLength(body) : body.length);
     }
-    const options: https.RequestOptions = {
+    const options: RequestOptions = {
       method: req.method,
       headers,
       ...(url.protocol === 'https:' ? { rejectUnauthorized: req.insecure !== true } : {}),
     };
-    const request = (url.protocol === 'https:' ? https : http).request(url, options);
+    // Not `import 'node:http'`: its ES module namespace reads the lazy WebSocket getters, which load undici
+    // (~25 ms of every run's start-up); the CommonJS module object leaves them lazy. TLS loads only for https.
+    const request =
+      url.protocol === 'https:'
+        ? process.getBuiltinModule('node:https').request(url, options)
+        : process.getBuiltinModule('node:http').request(url, options);
     let settled = false;
     const fail = (err: Error) => {
       if (settled) return;
@@ -105,16 +121,62 @@ function exchange(req: TransportRequest): Promise<TransportResponse> {
       request.end(body);
       return;
     }
-    const source = body.open();
-    let sent = 0;
-    const progress = req.onUploadProgress;
-    if (progress) {
-      source.on('data', (chunk: Buffer) => {
-        sent += chunk.length;
-        progress(sent);
-      });
+    writeParts(request, body.parts, req.onUploadProgress).catch((err: Error) => fail(err));
+  });
+}
+
+/** File bytes go out in 1 MiB chunks through two reused buffers: one is read while the other is being sent. */
+const CHUNK = 1024 * 1024;
+
+async function writeParts(
+  request: ClientRequest,
+  parts: PartsBody['parts'],
+  progress: ((sent: number) => void) | undefined,
+): Promise<void> {
+  let sent = 0;
+  const write = async (chunk: Buffer) => {
+    await writeChunk(request, chunk);
+    sent += chunk.length;
+    progress?.(sent);
+  };
+  for (const part of parts) {
+    if (Buffer.isBuffer(part)) await write(part);
+    else await writeFile(part, write);
+  }
+  request.end();
+}
+
+async function writeFile(file: FilePart, write: (chunk: Buffer) => Promise<void>): Promise<void> {
+  const handle = await open(file.path, 'r');
+  try {
+    const slots = [0, 1].map(() => ({ buffer: Buffer.allocUnsafe(CHUNK), sent: Promise.resolve() }));
+    for (let offset = 0, n = 0; offset < file.size; n++) {
+      const slot = slots[n % 2]!;
+      // A buffer is refilled only once the socket has taken its previous contents.
+      await slot.sent;
+      const { bytesRead } = await handle.read(slot.buffer, 0, Math.min(CHUNK, file.size - offset), offset);
+      if (bytesRead === 0) throw new TransportError(`${file.path} became shorter while it was being sent`);
+      offset += bytesRead;
+      slot.sent = write(slot.buffer.subarray(0, bytesRead));
+      // A failure is thrown where the slot is awaited; meanwhile it must not count as unhandled.
+      slot.sent.catch(() => undefined);
     }
-    pipeline(source, request).catch((err: Error) => fail(err));
+    await Promise.all(slots.map((slot) => slot.sent));
+  } finally {
+    await handle.close();
+  }
+}
+
+/** Resolves once the socket has taken `chunk` (the buffer may then be reused); the request closing first fails. */
+function writeChunk(request: ClientRequest, chunk: Buffer): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const onClose = () => reject(new TransportError('the connection closed while the request body was being sent'));
+    request.once('close', onClose);
+    request.write(chunk, (err) => {
+      request.off('close', onClose);
+      if (err) reject(err);
+      else resolve();
+    });
   });
 }
 
