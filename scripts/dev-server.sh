@@ -3,7 +3,7 @@
 # all under .cache/dev/ in this checkout; with Java, also Neo4j (sample wiki and sample scholarly snapshot loaded).
 # Paper access is on, against local stand-ins of arXiv, OpenAlex, MinerU, Qdrant and the embed server
 # (scripts/dev-upstreams.mjs); PKS_DEV_UPSTREAMS=0 leaves paper access to the env file's settings (real upstreams).
-# Installs Node 24 and the npm dependencies and builds when needed. Ctrl-C stops it.
+# Installs Node 24 and the npm dependencies and builds when needed (not with PKS_DEV_PREPARED=1). Ctrl-C stops it.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
@@ -14,10 +14,14 @@ say() { printf '%s\n' "$*" >&2; }
 # shellcheck source=lib/node.sh
 . scripts/lib/node.sh
 pks_use_node "$root"
-pks_npm_install
-if [ ! -f dist/server/main.js ] || [ -n "$(find src package.json -newer dist/server/main.js -print -quit)" ]; then
-  say "==> building"
-  npm run --silent build
+# PKS_DEV_PREPARED=1: the caller has installed and built (the test suite), so this run never touches node_modules
+# or dist/ under tests running beside it.
+if [ "${PKS_DEV_PREPARED:-0}" != 1 ]; then
+  pks_npm_install
+  if [ ! -f dist/server/main.js ] || [ -n "$(find src package.json -newer dist/server/main.js -print -quit)" ]; then
+    say "==> building"
+    npm run --silent build
+  fi
 fi
 
 mkdir -p "$dev"

@@ -12,7 +12,13 @@ describe('README command 1: scripts/dev-server.sh', () => {
     const port = await freePort();
     const child = spawn('bash', ['scripts/dev-server.sh'], {
       cwd: REPO_ROOT,
-      env: { PATH: process.env['PATH'], HOME: os.homedir(), PKS_DEV_DIR: devDir, SVC_HTTP_ADDR: `127.0.0.1:${port}` },
+      env: {
+        PATH: process.env['PATH'],
+        HOME: os.homedir(),
+        PKS_DEV_DIR: devDir,
+        SVC_HTTP_ADDR: `127.0.0.1:${port}`,
+        PKS_DEV_PREPARED: '1',
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
       detached: true,
     });

@@ -30,6 +30,8 @@ async function startDevServer(name: string, pathEnv: string, extraEnv: Record<st
       PATH: pathEnv,
       HOME: os.homedir(),
       PKS_DEV_DIR: path.join(temp, name),
+      // The suite installed and built; the script must not run npm ci or a build under the other tests.
+      PKS_DEV_PREPARED: '1',
       SVC_HTTP_ADDR: `127.0.0.1:${port}`,
       ...extraEnv,
     },
