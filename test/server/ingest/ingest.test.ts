@@ -365,9 +365,12 @@ describe('lists, catalogue, persistence (§10.5, §10.6)', () => {
 
   it('each task is a JSON file under <SVC_DATA_DIR>/ingests/; a stop cancels unfinished tasks, which a restart keeps', async () => {
     const dir = path.join(s.config.dataDir, 'ingests');
-    const list = (await (await s.get('/api/ingests?limit=1')).json()) as { tasks: Task[] };
-    const onDisk = JSON.parse(await readFile(path.join(dir, `${list.tasks[0]!.task_id}.json`), 'utf8'));
-    expect(onDisk).toEqual(list.tasks[0]);
+    const list = (await (await s.get('/api/ingests?limit=500')).json()) as { tasks: Task[] };
+    // A finished task: a running one's progress moves ahead of its file between step changes.
+    const finished = list.tasks.find((t) => ['succeeded', 'partial', 'failed', 'cancelled'].includes(t.status));
+    expect(finished).toBeDefined();
+    const onDisk = JSON.parse(await readFile(path.join(dir, `${finished!.task_id}.json`), 'utf8'));
+    expect(onDisk).toEqual(finished);
 
     addPaper(d.arxiv, '2507.00013');
     d.arxiv.pdfGate.close();
