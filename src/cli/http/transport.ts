@@ -3,10 +3,10 @@
  * TLS verification that can be switched off, optional redirects, and a response whose body is read or streamed
  * by the caller. Errors before a status line arrive are `TransportError`s.
  */
-import { open } from 'node:fs/promises';
 import type { ClientRequest, IncomingHttpHeaders, IncomingMessage } from 'node:http';
 import type { RequestOptions } from 'node:https';
 import { TransportError } from '../errors.js';
+import { fileChunks } from '../file-chunks.js';
 
 /** The first `size` bytes of a file, read from disk each time the body is sent. */
 export interface FilePart {
@@ -125,9 +125,6 @@ function exchange(req: TransportRequest): Promise<TransportResponse> {
   });
 }
 
-/** File bytes go out in 1 MiB chunks through two reused buffers: one is read while the other is being sent. */
-const CHUNK = 1024 * 1024;
-
 async function writeParts(
   request: ClientRequest,
   parts: PartsBody['parts'],
@@ -140,31 +137,20 @@ async function writeParts(
     progress?.(sent);
   };
   for (const part of parts) {
-    if (Buffer.isBuffer(part)) await write(part);
-    else await writeFile(part, write);
+    if (Buffer.isBuffer(part)) {
+      await write(part);
+      continue;
+    }
+    // Each chunk is taken by the socket before the next is asked for, so its buffer can be refilled (while the
+    // next one is already being read).
+    let fileBytes = 0;
+    for await (const chunk of fileChunks(part.path, part.size)) {
+      await write(chunk);
+      fileBytes += chunk.length;
+    }
+    if (fileBytes < part.size) throw new TransportError(`${part.path} became shorter while it was being sent`);
   }
   request.end();
-}
-
-async function writeFile(file: FilePart, write: (chunk: Buffer) => Promise<void>): Promise<void> {
-  const handle = await open(file.path, 'r');
-  try {
-    const slots = [0, 1].map(() => ({ buffer: Buffer.allocUnsafe(CHUNK), sent: Promise.resolve() }));
-    for (let offset = 0, n = 0; offset < file.size; n++) {
-      const slot = slots[n % 2]!;
-      // A buffer is refilled only once the socket has taken its previous contents.
-      await slot.sent;
-      const { bytesRead } = await handle.read(slot.buffer, 0, Math.min(CHUNK, file.size - offset), offset);
-      if (bytesRead === 0) throw new TransportError(`${file.path} became shorter while it was being sent`);
-      offset += bytesRead;
-      slot.sent = write(slot.buffer.subarray(0, bytesRead));
-      // A failure is thrown where the slot is awaited; meanwhile it must not count as unhandled.
-      slot.sent.catch(() => undefined);
-    }
-    await Promise.all(slots.map((slot) => slot.sent));
-  } finally {
-    await handle.close();
-  }
 }
 
 /** Resolves once the socket has taken `chunk` (the buffer may then be reused); the request closing first fails. */
