@@ -106,13 +106,15 @@ export async function writeGzipLines(
 
 /**
  * A filtered snapshot bucket (what the filter writes): `works` works with arXiv ids in parts of 10,000, each citing
- * `refs` distinct others. Resolves to the number of citations.
+ * `refs` distinct others. `batch` (0–9) picks disjoint work ids and arXiv ids (the year), for a second load into
+ * the same graph. Resolves to the number of citations.
  */
 export async function writeFilteredBucket(
   bucket: SnapshotBucket,
   tempDir: string,
   works: number,
   refs: number,
+  batch = 0,
 ): Promise<{ citations: number }> {
   const r = mulberry32(11);
   const perPart = 10_000;
@@ -123,14 +125,15 @@ export async function writeFilteredBucket(
     const count = Math.min(perPart, works - start);
     const file = path.join(tempDir, `part-${p}.gz`);
     const { size } = await writeGzipLines(file, count, (k) => {
-      const index = start + k;
+      const local = start + k;
+      const index = batch * 100_000 + local;
       const cited = new Set<number>();
       while (cited.size < refs) {
-        const target = Math.floor(r() * works);
+        const target = batch * 100_000 + Math.floor(r() * works);
         if (target !== index) cited.add(target);
       }
       citations += cited.size;
-      const arxiv = `21${String(1 + (index % 12)).padStart(2, '0')}.${String(index).padStart(5, '0')}`;
+      const arxiv = `${21 - batch}${String(1 + (local % 12)).padStart(2, '0')}.${String(local).padStart(5, '0')}`;
       return workLine({ index, arxiv, quantum: true, refs: [...cited] }, r);
     });
     const key = `works/updated_date=2025-01-01/part_${String(p).padStart(4, '0')}.jsonl.gz`;

@@ -19,18 +19,28 @@ export interface ScholarlyPaper {
   readonly cited_by_count: number | null;
 }
 
-/** `[citing, cited]` versionless ids (a list, not a map: the smallest row to encode and decode). */
-export type Citation = readonly [string, string];
+/** `[citing, cited…]` versionless ids: one citing paper and at most `MAX_BATCH_ROWS` papers it cites. */
+export type Citations = readonly [string, readonly string[]];
 
 const MERGE_PAPERS = `UNWIND $rows AS row
   MERGE (p:Paper {preprint_id: row.preprint_id})
   SET p.openalex_id = row.openalex_id, p.doi = row.doi, p.title = row.title, p.authors = row.authors,
       p.publication_date = row.publication_date, p.cited_by_count = row.cited_by_count`;
 
+/**
+ * `MERGE` of `CITES` as check-then-create: `MERGE` locks both papers before it looks, so concurrent batches deadlock
+ * on every shared cited paper, while a created relationship takes its locks at commit in a fixed order. The check is
+ * sound because `citationWriter` keeps all rows of a citing paper on one lane (never in two concurrent
+ * transactions), and `DISTINCT` drops a pair repeated within the batch. One row per citing paper: its node is
+ * looked up once for all it cites.
+ */
 const MERGE_CITATIONS = `UNWIND $rows AS row
   MATCH (a:Paper {preprint_id: row[0]})
-  MATCH (b:Paper {preprint_id: row[1]})
-  MERGE (a)-[:CITES]->(b)`;
+  UNWIND row[1] AS cited
+  WITH DISTINCT a, cited
+  MATCH (b:Paper {preprint_id: cited})
+  WHERE NOT (a)-[:CITES]->(b)
+  CREATE (a)-[:CITES]->(b)`;
 
 const DERIVE = `UNWIND $rows AS id
   MATCH (p:Paper {preprint_id: id})
@@ -46,9 +56,36 @@ export function paperRow(paper: ScholarlyPaper): Record<string, unknown> {
   return { ...paper, cited_by_count: paper.cited_by_count === null ? null : neo4j.int(paper.cited_by_count) };
 }
 
-/** `MERGE` of `CITES` between two existing `Paper` nodes. */
-export function citationWriter(graph: GraphClient, options?: BatchWriterOptions): BatchWriter<Citation> {
-  return new BatchWriter(graph, MERGE_CITATIONS, options);
+/**
+ * `MERGE` of `CITES` between existing `Paper` nodes, one lane per citing paper; batches of at most `MAX_BATCH_ROWS`
+ * citations. The only writer of `CITES` (one load at a time: two concurrent loads could both create a pair).
+ */
+export class CitationWriter {
+  private readonly batches: BatchWriter<Citations>;
+
+  constructor(graph: GraphClient, options?: BatchWriterOptions) {
+    this.batches = new BatchWriter(graph, MERGE_CITATIONS, options, {
+      laneKey: (row) => row[0],
+      weight: (row) => row[1].length,
+    });
+  }
+
+  /** Citations committed so far. */
+  get written(): number {
+    return this.batches.written;
+  }
+
+  /** Queues `citing → cited` for each cited paper (in rows that each fit a batch). */
+  async add(citing: string, cited: readonly string[]): Promise<void> {
+    const size = this.batches.batchRows;
+    const rows: Promise<void>[] = [];
+    for (let at = 0; at < cited.length; at += size) rows.push(this.batches.add([citing, cited.slice(at, at + size)]));
+    await Promise.all(rows);
+  }
+
+  close(): Promise<void> {
+    return this.batches.close();
+  }
 }
 
 /** Recomputes `__derived_citations_in` / `__derived_citations_out` of the given papers. */

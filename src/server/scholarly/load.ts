@@ -3,7 +3,8 @@
  * graph, then their metadata into the metadata index.
  *
  * Pass 1 maps every work id to its paper (works with an arXiv id) and MERGEs the `Paper` nodes with their scholarly
- * properties; pass 2 MERGEs `CITES` for references between two such works; then the derived citation counts are
+ * properties; pass 2 MERGEs `CITES` for references between two such works (from the reference lists pass 1 kept, or
+ * by reading the bucket again when they were too many to keep); then the derived citation counts are
  * recomputed for every loaded paper, and the index rows of those papers get their metadata columns (CAS write).
  * Works without an arXiv id stay only in the bucket. When several works name the same paper, the first in bucket
  * order gives its properties (their citations all count).
@@ -12,7 +13,7 @@ import type { Logger } from 'pino';
 import { ConflictError, UpstreamError } from '../../shared/domain-errors.js';
 import type { BatchWriterOptions } from '../graph/batch-writer.js';
 import type { GraphClient } from '../graph/driver.js';
-import { citationWriter, derivedCountWriter, paperRow, paperWriter, type ScholarlyPaper } from '../graph/scholarly.js';
+import { CitationWriter, derivedCountWriter, paperRow, paperWriter, type ScholarlyPaper } from '../graph/scholarly.js';
 import { StoreIndexPersistence } from '../papers/index-parquet.js';
 import type { RowMutation } from '../papers/index/row.js';
 import type { IndexTable } from '../papers/index/table.js';
@@ -20,6 +21,7 @@ import type { ObjectStore } from '../storage/object-store.js';
 import type { SnapshotBucket } from './bucket.js';
 import { WORKS_MANIFEST_KEY } from './filter.js';
 import { GzipDecodeError, scanGzipLines } from './lines.js';
+import { ReferenceLists } from './reference-lists.js';
 import { arxivIdOf, paperMetadata, parseWork, referencedWorkIds, workIdOf } from './works.js';
 
 export interface LoadOptions {
@@ -31,7 +33,11 @@ export interface LoadOptions {
   readonly progress: (line: string) => void;
   readonly dryRun: boolean;
   readonly writer?: BatchWriterOptions;
+  /** References kept from pass 1 for the citation pass (default 16M, 128 MiB); beyond, the bucket is read again. */
+  readonly referenceBudget?: number;
 }
+
+const DEFAULT_REFERENCE_BUDGET = 16 * 1024 * 1024;
 
 export interface LoadReport {
   readonly worksRead: number;
@@ -119,6 +125,7 @@ export async function loadSnapshot(options: LoadOptions): Promise<LoadReport> {
 
   // Pass 1: work → paper, and the Paper nodes.
   const paperOf = new Map<number, string>();
+  const references = new ReferenceLists(options.referenceBudget ?? DEFAULT_REFERENCE_BUDGET);
   const firstWork = new Set<string>();
   const indexed = new Map<string, ScholarlyPaper>();
   const papers = paperWriter(graph, options.writer);
@@ -131,6 +138,7 @@ export async function loadSnapshot(options: LoadOptions): Promise<LoadReport> {
       const arxivId = arxivIdOf(work);
       if (id === null || arxivId === null) return;
       paperOf.set(id, arxivId);
+      references.add(id, referencedWorkIds(work));
       if (firstWork.has(arxivId)) return;
       firstWork.add(arxivId);
       const metadata = paperMetadata(work, id, arxivId);
@@ -144,27 +152,35 @@ export async function loadSnapshot(options: LoadOptions): Promise<LoadReport> {
   progress(`load: ${worksRead} works, ${firstWork.size} papers merged`);
 
   // Pass 2: CITES between loaded papers.
-  const citations = citationWriter(graph, options.writer);
+  const citations = new CitationWriter(graph, options.writer);
   let citationsMerged = 0;
-  await forEachWork(
-    bucket,
-    keys,
-    (work) => {
-      const id = workIdOf(work['id']);
-      const from = id === null ? undefined : paperOf.get(id);
-      if (from === undefined) return;
-      const targets = new Set<string>();
-      for (const ref of referencedWorkIds(work)) {
-        const to = paperOf.get(ref);
-        if (to !== undefined && to !== from) targets.add(to);
-      }
-      for (const to of targets) {
-        citationsMerged++;
-        if (!options.dryRun) pending.push(citations.add([from, to]));
-      }
-    },
-    () => pending.settle(),
-  );
+  const cite = (from: string, refs: Iterable<number>): void => {
+    const targets = new Set<string>();
+    for (const ref of refs) {
+      const to = paperOf.get(ref);
+      if (to !== undefined && to !== from) targets.add(to);
+    }
+    citationsMerged += targets.size;
+    if (!options.dryRun && targets.size > 0) pending.push(citations.add(from, [...targets]));
+  };
+  if (references.complete) {
+    for (const { work, refs } of references) {
+      cite(paperOf.get(work)!, refs);
+      await pending.settle();
+    }
+  } else {
+    progress(`load: more than ${references.budget} references; reading the bucket again for the citations`);
+    await forEachWork(
+      bucket,
+      keys,
+      (work) => {
+        const id = workIdOf(work['id']);
+        const from = id === null ? undefined : paperOf.get(id);
+        if (from !== undefined) cite(from, referencedWorkIds(work));
+      },
+      () => pending.settle(),
+    );
+  }
   await pending.settle();
   await citations.close();
   progress(`load: ${citationsMerged} citations merged`);

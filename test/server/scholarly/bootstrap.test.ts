@@ -16,6 +16,8 @@ import { writePaperAssets } from '../../../src/server/graph/paper-assets.js';
 import { StoreIndexPersistence } from '../../../src/server/papers/index-parquet.js';
 import { emptyRow, type IndexRow, type RowMutation } from '../../../src/server/papers/index/row.js';
 import { IndexTable } from '../../../src/server/papers/index/table.js';
+import { LocalSnapshotBucket } from '../../../src/server/scholarly/bucket.js';
+import { loadSnapshot } from '../../../src/server/scholarly/load.js';
 import { createS3Clients } from '../../../src/server/storage/s3-client.js';
 import { LocalObjectStore } from '../../../src/server/storage/local-store.js';
 import { requireUploadId } from '../../../src/shared/ids.js';
@@ -214,6 +216,43 @@ describe('bootstrap into a local bucket and Neo4j', () => {
          p.has_pdf AS has_pdf, p.openalex_id AS w`,
     );
     expect(after).toEqual([{ ...before[0], has_pdf: false, w: `W${workNumber(first.get(indexedPaper)!['id'])}` }]);
+  });
+});
+
+describe('load: the citation pass', () => {
+  it.each([
+    ['from the reference lists kept by pass 1', undefined],
+    ['reading the bucket again when the references exceed the budget', 50],
+  ])('%s: exactly the expected CITES', async (_how, referenceBudget) => {
+    const { env, raw } = settings({ GRAPHDB_URI: '' });
+    expect((await pksd(['scholarly', 'bootstrap', '--source', snapshot.root, '--no-graph'], env)).code).toBe(0);
+    await db.graph.driver.executeQuery('MATCH (n) DETACH DELETE n');
+    const expected = referenceFilter(snapshot, {
+      pattern: /\bquantum\b/i,
+      inIndex: () => false,
+      references: true,
+      citers: true,
+    });
+    const { first, cites } = expectedGraph(expected.kept);
+    const store = new LocalObjectStore(raw);
+    await store.start();
+    const progress: string[] = [];
+    const report = await loadSnapshot({
+      bucket: new LocalSnapshotBucket(path.join(raw, 'scholarly-snapshot')),
+      graph: db.graph,
+      store,
+      logger: pino({ level: 'silent' }),
+      progress: (line) => progress.push(line),
+      dryRun: false,
+      writer: { batchRows: 7 },
+      ...(referenceBudget === undefined ? {} : { referenceBudget }),
+    });
+    expect(report).toMatchObject({ papersMerged: first.size, citationsMerged: cites.size });
+    expect(progress.includes('load: more than 50 references; reading the bucket again for the citations')).toBe(
+      referenceBudget !== undefined,
+    );
+    const edges = await cypher('MATCH (a)-[r:CITES]->(b) RETURN a.preprint_id AS a, b.preprint_id AS b');
+    expect(edges.map((e) => `${e['a'] as string} -> ${e['b'] as string}`).sort()).toEqual([...cites].sort());
   });
 });
 
