@@ -4,7 +4,7 @@
  * A real Neo4j 5.26 (the tests' launcher, 2 GiB heap, full JIT) holding 5,000 `Paper` nodes with scholarly properties. The same query
  * returning 1,000 nodes runs through `POST /api/graph/query` on a real in-process pksd (system PAT, guard, read
  * transaction, streaming, value encoding, JSON; the client on a worker thread) and through neo4j-driver directly (a
- * read session, records materialised), alternating, in the same run. Target: driver time / HTTP time ≥ 0.8 (medians of 60 each).
+ * read session, records materialised), alternating, in the same run. Target: driver time / HTTP time ≥ 0.8 (medians of 200 each).
  */
 import { Worker } from 'node:worker_threads';
 import neo4j from 'neo4j-driver';
@@ -15,7 +15,7 @@ import { machine, mib, ms, percentile, report, verdict } from './support/papers-
 
 const PAPERS = 5_000;
 const ROWS = 1_000;
-const RUNS = 60;
+const RUNS = 200;
 const QUERY = `MATCH (p:Paper) RETURN p ORDER BY p.preprint_id LIMIT ${ROWS}`;
 const PAT = 'g'.repeat(24);
 

@@ -7,7 +7,7 @@ import type { Transaction } from 'neo4j-driver';
 import type { GraphClient } from './driver.js';
 import { queryResultJson, recordJson } from './query-json.js';
 import { MAX_QUERY_RECORDS, prepareQuery } from './query-text.js';
-import { inTransaction, openSession, toNumber, type SessionOptions } from './session.js';
+import { inReadTransaction, openSession, toNumber, type SessionOptions } from './session.js';
 import type { JsonText, JsonValue } from './values.js';
 
 export const GRAPH_NOT_CONFIGURED = 'graph not configured (GRAPHDB_URI empty)';
@@ -81,6 +81,8 @@ export class GraphService {
   /**
    * Runs `work` in one read transaction on a read-access session (the database refuses writes in it), bounded
    * by `timeoutMs` on the server and, with some grace, on the client (a silent server must not hang the request).
+   * The answer does not wait for the commit (nothing to commit in a read); the session closes in the background
+   * once the transaction has ended.
    */
   private async read<T>(
     timeoutMs: number | null,
@@ -89,24 +91,25 @@ export class GraphService {
   ): Promise<T> {
     const session = openSession(this.graph!, 'READ', options);
     let timer: NodeJS.Timeout | undefined;
-    let expired = false;
+    let ended: Promise<void> = Promise.resolve();
     try {
-      const run = inTransaction(session, work, timeoutMs === null ? {} : { timeoutMs });
+      const run = inReadTransaction(session, work, timeoutMs === null ? {} : { timeoutMs }).then(
+        ({ result, committed }) => {
+          ended = committed;
+          return result;
+        },
+      );
       if (timeoutMs === null) return await run;
       const waitMs = timeoutMs + CLIENT_GRACE_MS;
       const deadline = new Promise<never>((_, reject) => {
-        timer = setTimeout(() => {
-          expired = true;
-          reject(new Error(`graph did not answer within ${waitMs / 1000} s`));
-        }, waitMs);
+        timer = setTimeout(() => reject(new Error(`graph did not answer within ${waitMs / 1000} s`)), waitMs);
       });
       run.catch(() => undefined); // a late failure after the deadline is not unhandled
       return await Promise.race([run, deadline]);
     } finally {
       clearTimeout(timer);
-      // A silent server could hold the close too: after the deadline it finishes in the background.
-      const closing = session.close().catch(() => undefined);
-      if (!expired) await closing;
+      // A silent server could hold the commit or the close: nobody waits for either.
+      void ended.then(() => session.close()).catch(() => undefined);
     }
   }
 

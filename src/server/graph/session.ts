@@ -31,17 +31,45 @@ export function openSession(graph: GraphClient, mode: AccessMode, options: Sessi
   });
 }
 
+/**
+ * Begins a transaction without waiting for the server's answer: BEGIN goes out with the first query (one round trip
+ * less, as the driver's own `executeQuery` does); a failed BEGIN fails that query.
+ */
+function begin(session: Session, options: TxOptions): Transaction {
+  return session.beginTransaction(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {});
+}
+
 /** Runs `work` in one explicit transaction of `session`: committed when it resolves, rolled back when it throws. */
 export async function inTransaction<T>(
   session: Session,
   work: (tx: Transaction) => Promise<T>,
   options: TxOptions = {},
 ): Promise<T> {
-  const tx = await session.beginTransaction(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {});
+  const tx = begin(session, options);
   try {
     const result = await work(tx);
     await tx.commit();
     return result;
+  } catch (err) {
+    if (tx.isOpen()) await tx.rollback().catch(() => undefined);
+    throw err;
+  }
+}
+
+/**
+ * Runs read-only `work` in one explicit transaction of `session` and resolves with its result as soon as `work`
+ * does: the commit, a round trip that changes nothing for a read, finishes afterwards; `committed` (never rejecting)
+ * settles when it has, so the caller closes the session only then. Rolled back when `work` throws.
+ */
+export async function inReadTransaction<T>(
+  session: Session,
+  work: (tx: Transaction) => Promise<T>,
+  options: TxOptions = {},
+): Promise<{ result: T; committed: Promise<void> }> {
+  const tx = begin(session, options);
+  try {
+    const result = await work(tx);
+    return { result, committed: tx.commit().catch(() => undefined) };
   } catch (err) {
     if (tx.isOpen()) await tx.rollback().catch(() => undefined);
     throw err;
