@@ -45,7 +45,20 @@ export function retryAfterSeconds(value: string | undefined, now = Date.now()): 
 }
 
 export class ApiClient {
+  /** The server-version probe of this client, once started. */
+  private probe: Promise<void> | null = null;
+
   constructor(readonly options: ApiClientOptions) {}
+
+  /**
+   * Starts learning the server version for a write to come, so that the probe's round trip overlaps the caller's
+   * own preparation (hashing the file to upload); the write waits for it and fails with its error.
+   */
+  prepareWrite(signal?: AbortSignal): void {
+    if (this.options.gate.serverVersion !== null) return;
+    this.probe ??= this.learnServerVersion(signal);
+    this.probe.catch(() => undefined); // observed by the write
+  }
 
   get baseUrl(): string {
     return this.options.baseUrl;
@@ -61,7 +74,7 @@ export class ApiClient {
   async request(method: string, pathOrUrl: string, call: ApiCall): Promise<TransportResponse> {
     const { gate } = this.options;
     if (call.kind === 'write') {
-      if (gate.serverVersion === null) await this.learnServerVersion(call.signal);
+      if (gate.serverVersion === null) await (this.probe ??= this.learnServerVersion(call.signal));
       gate.checkWrite();
     }
     const url = this.url(pathOrUrl, call.query);

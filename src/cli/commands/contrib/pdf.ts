@@ -53,19 +53,19 @@ export async function contribPdf(ctx: CliContext, input: ContribPdfInput): Promi
   const info = await stat(input.pdf).catch(() => null);
   if (!info?.isFile()) throw new CliExit(EXIT.failure, `PDF not found: ${input.pdf}`);
   const progress = stderrProgress(ctx.io, input.quietProgress);
+  const api = ctx.api({ timeoutMs: input.timeoutMs });
+  api.prepareWrite();
   progress.live(`hashing ${input.pdf}…`);
   const sha256 = await sha256File(input.pdf);
   const form = fileMultipart('pdf', input.pdf, info.size, path.basename(input.pdf), 'application/pdf');
   const meter = new ByteMeter(progress, 'uploading', form.body.length);
-  const res = await ctx
-    .api({ timeoutMs: input.timeoutMs })
-    .request('POST', `/api/papers/${encodePaperId(input.id)}/upload-pdf`, {
-      kind: 'write',
-      query: { expected_sha256: sha256, overwrite: input.overwrite ? 'true' : undefined },
-      body: form.body,
-      headers: { 'content-type': form.contentType },
-      onUploadProgress: (sent) => meter.update(sent),
-    });
+  const res = await api.request('POST', `/api/papers/${encodePaperId(input.id)}/upload-pdf`, {
+    kind: 'write',
+    query: { expected_sha256: sha256, overwrite: input.overwrite ? 'true' : undefined },
+    body: form.body,
+    headers: { 'content-type': form.contentType },
+    onUploadProgress: (sent) => meter.update(sent),
+  });
   const text = await res.text();
   progress.end();
   if (res.status < 200 || res.status >= 300) {
