@@ -4,6 +4,7 @@ import { buildConfig } from '../config/load.js';
 import { showSettings } from '../config/show.js';
 import type { Config } from '../config/types.js';
 import { LockHeldError } from '../db/lock.js';
+import { tuneHeapForServer } from '../heap-tuning.js';
 import { createLogger } from '../logger.js';
 import { startServer, type RunningServer } from '../runtime.js';
 import { ExitError, type CommandIO } from './io.js';
@@ -27,6 +28,7 @@ export function serveCommand(io: CommandIO, onStarted?: (server: RunningServer) 
   return addSettingFlags(new Command('serve'))
     .description('run the server')
     .action(async (_opts, cmd: Command) => {
+      tuneHeapForServer();
       const config = loadConfigOrExit(io, cmd);
       const logger = createLogger(config.logLevel);
       let server: RunningServer;
