@@ -56,8 +56,16 @@ export class ApiClient {
    */
   prepareWrite(signal?: AbortSignal): void {
     if (this.options.gate.serverVersion !== null) return;
-    this.probe ??= this.learnServerVersion(signal);
-    this.probe.catch(() => undefined); // observed by the write
+    this.probeVersion(signal).catch(() => undefined); // observed by the write
+  }
+
+  /** The probe in flight or done; a failed one is forgotten, so the next write probes again. */
+  private probeVersion(signal: AbortSignal | undefined): Promise<void> {
+    this.probe ??= this.learnServerVersion(signal).catch((err: unknown) => {
+      this.probe = null;
+      throw err;
+    });
+    return this.probe;
   }
 
   get baseUrl(): string {
@@ -74,7 +82,7 @@ export class ApiClient {
   async request(method: string, pathOrUrl: string, call: ApiCall): Promise<TransportResponse> {
     const { gate } = this.options;
     if (call.kind === 'write') {
-      if (gate.serverVersion === null) await (this.probe ??= this.learnServerVersion(call.signal));
+      if (gate.serverVersion === null) await this.probeVersion(call.signal);
       gate.checkWrite();
     }
     const url = this.url(pathOrUrl, call.query);

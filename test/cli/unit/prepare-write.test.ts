@@ -61,4 +61,19 @@ describe('ApiClient.prepareWrite', () => {
     await new Promise((resolve) => setTimeout(resolve, 50)); // the probe has failed by now, unobserved
     await expect(c.request('POST', UPLOAD, { kind: 'write', body: '%PDF' })).rejects.toThrow(/ECONNREFUSED/);
   });
+
+  it('a failed probe is not remembered: the next write probes again and goes through', async () => {
+    api.on('POST', UPLOAD, { status: 201, body: { created: true } });
+    api.on('GET', '/api/server/info', { status: 200, body: 'not json', headers: { 'x-svc-server-version': '' } });
+    const c = client(api.baseUrl);
+    const aborted = new AbortController();
+    aborted.abort(new Error('interrupted'));
+    await expect(c.request('POST', UPLOAD, { kind: 'write', body: '%PDF', signal: aborted.signal })).rejects.toThrow(
+      'interrupted',
+    );
+    const res = await c.request('POST', UPLOAD, { kind: 'write', body: '%PDF' });
+    expect(res.status).toBe(201);
+    await res.text();
+    expect(api.calls('POST', UPLOAD)).toHaveLength(1);
+  });
 });
