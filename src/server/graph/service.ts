@@ -81,21 +81,23 @@ export class GraphService {
   /**
    * Runs `work` in one read transaction on a read-access session (the database refuses writes in it), bounded
    * by `timeoutMs` on the server and, with some grace, on the client (a silent server must not hang the request).
-   * The answer does not wait for the commit (nothing to commit in a read); the session closes in the background
-   * once the transaction has ended.
+   * A result that `final` calls complete is answered without waiting for the commit (nothing to commit in a read);
+   * the session closes in the background once the transaction has ended.
    */
   private async read<T>(
     timeoutMs: number | null,
     work: (tx: Transaction) => Promise<T>,
     options: SessionOptions = {},
+    final: (result: T) => boolean = () => true,
   ): Promise<T> {
     const session = openSession(this.graph!, 'READ', options);
     let timer: NodeJS.Timeout | undefined;
-    let ended: Promise<void> = Promise.resolve();
+    let ended: Promise<unknown> = Promise.resolve();
     try {
       const run = inReadTransaction(session, work, timeoutMs === null ? {} : { timeoutMs }).then(
-        ({ result, committed }) => {
-          ended = committed;
+        async ({ result, commit }) => {
+          ended = commit.catch(() => undefined);
+          if (!final(result)) await commit;
           return result;
         },
       );
@@ -171,11 +173,14 @@ export class GraphService {
     if (this.graph === null) return { error: GRAPH_NOT_CONFIGURED };
     const timeoutS = this.options.queryTimeoutSeconds;
     try {
-      return await this.read(
+      // A truncated result waits for the commit: the records past the cap may still fail the query.
+      const streamed = await this.read(
         timeoutS === null ? null : timeoutS * 1000,
         (tx) => streamRecords(tx, query),
         QUERY_SESSION,
+        (answer) => !answer.truncated,
       );
+      return streamed.text;
     } catch (err) {
       return { query, error: message(err) };
     }
@@ -187,7 +192,10 @@ export class GraphService {
  * record). Resolves at the 10,001st record with the first 10,000 and `truncated`; the caller's commit then discards
  * the rest on the server, so a huge result is never transferred.
  */
-function streamRecords(tx: Transaction, query: string): Promise<JsonText<GraphQueryResult>> {
+function streamRecords(
+  tx: Transaction,
+  query: string,
+): Promise<{ text: JsonText<GraphQueryResult>; truncated: boolean }> {
   return new Promise((resolve, reject) => {
     let records = '';
     let count = 0;
@@ -201,13 +209,13 @@ function streamRecords(tx: Transaction, query: string): Promise<JsonText<GraphQu
         if (done) return;
         if (count === MAX_QUERY_RECORDS) {
           done = true;
-          resolve(queryResultJson(query, columns, records, true));
+          resolve({ text: queryResultJson(query, columns, records, true), truncated: true });
           return;
         }
         records += count++ === 0 ? recordJson(record) : `,${recordJson(record)}`;
       },
       onCompleted: () => {
-        if (!done) resolve(queryResultJson(query, columns, records, false));
+        if (!done) resolve({ text: queryResultJson(query, columns, records, false), truncated: false });
         done = true;
       },
       onError: (err) => {

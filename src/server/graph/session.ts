@@ -58,18 +58,20 @@ export async function inTransaction<T>(
 
 /**
  * Runs read-only `work` in one explicit transaction of `session` and resolves with its result as soon as `work`
- * does: the commit, a round trip that changes nothing for a read, finishes afterwards; `committed` (never rejecting)
- * settles when it has, so the caller closes the session only then. Rolled back when `work` throws.
+ * does, with the commit started: the caller decides whether to wait for it (a round trip that, for a read whose
+ * result is complete, changes nothing) and closes the session once it has settled. Rolled back when `work` throws.
  */
 export async function inReadTransaction<T>(
   session: Session,
   work: (tx: Transaction) => Promise<T>,
   options: TxOptions = {},
-): Promise<{ result: T; committed: Promise<void> }> {
+): Promise<{ result: T; commit: Promise<void> }> {
   const tx = begin(session, options);
   try {
     const result = await work(tx);
-    return { result, committed: tx.commit().catch(() => undefined) };
+    const commit = tx.commit();
+    commit.catch(() => undefined); // a caller that does not wait still closes the session after it
+    return { result, commit };
   } catch (err) {
     if (tx.isOpen()) await tx.rollback().catch(() => undefined);
     throw err;

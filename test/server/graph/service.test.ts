@@ -259,6 +259,11 @@ describe('record cap and limits', () => {
     expect((result as { records: unknown[] }).records).toHaveLength(10_000);
   });
 
+  it('a query that fails past the cap answers with its error, not with the first 10,000 records', async () => {
+    const query = 'UNWIND range(1, 10500) AS i RETURN 1 / (10200 - i) AS x LIMIT 10500';
+    expect(await answer(service, query, undefined)).toEqual({ query, error: '/ by zero' });
+  });
+
   it('a huge result is cut without reading it all', async () => {
     const result = await answer(service, 'UNWIND range(1, 100000000) AS i RETURN i LIMIT 100000000', undefined);
     expect(result).toMatchObject({ truncated: true });
