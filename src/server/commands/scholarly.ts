@@ -2,6 +2,7 @@ import path from 'node:path';
 import { Command } from 'commander';
 import pino from 'pino';
 import type { Config } from '../config/types.js';
+import { acquireFileLock } from '../db/lock.js';
 import { ensureGraphSchema } from '../graph/constraints.js';
 import { createGraphClient } from '../graph/driver.js';
 import { StoreIndexPersistence } from '../papers/index-parquet.js';
@@ -15,6 +16,9 @@ import { ExitError, type CommandIO } from './io.js';
 import { loadConfigOrExit } from './serve.js';
 import { addSettingFlags } from './setting-flags.js';
 import { openCommandStore } from './storage.js';
+
+/** The lock file (in `SVC_DATA_DIR`) of a running `scholarly bootstrap`. */
+const BOOTSTRAP_LOCK = 'scholarly-bootstrap.lock';
 
 interface BootstrapFlags {
   source?: string | true;
@@ -117,6 +121,14 @@ export function scholarlyCommand(io: CommandIO): Command {
         const started = Date.now();
         const logger = pino({ level: 'silent' });
         const progress = (line: string) => io.stderr(`${line}\n`);
+        // One bootstrap at a time per data directory: the load creates CITES after checking that none exists, and
+        // two loads running at once could both create a pair (decisions.md).
+        let release: () => void;
+        try {
+          release = acquireFileLock(config.dataDir, BOOTSTRAP_LOCK, 'another scholarly bootstrap is running');
+        } catch (err) {
+          exitWith(io, err, 'scholarly bootstrap');
+        }
         const { bucket, close } = openBucket(io, config);
         const { store, close: closeStore } = openCommandStore(config);
         const graph = opts.graph && config.graph ? createGraphClient(config.graph) : null;
@@ -150,6 +162,7 @@ export function scholarlyCommand(io: CommandIO): Command {
           close();
           closeStore();
           await graph?.close().catch(() => undefined);
+          release();
         }
       }),
   );

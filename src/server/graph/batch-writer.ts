@@ -7,7 +7,7 @@
  *
  * Without a lane key the batches take turns over the lanes. With one, every row goes to the lane its key hashes to and
  * each lane commits its batches one after the other: rows of one key are then never in two concurrent transactions,
- * which is what lets a writer check-then-create (see `citationWriter`) without the locks of `MERGE`. Transient
+ * which is what lets a writer check-then-create (see `CitationWriter`) without the locks of `MERGE`. Transient
  * errors (deadlocks, lock timeouts) are retried.
  */
 import type { GraphClient } from './driver.js';

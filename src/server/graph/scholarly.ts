@@ -30,7 +30,7 @@ const MERGE_PAPERS = `UNWIND $rows AS row
 /**
  * `MERGE` of `CITES` as check-then-create: `MERGE` locks both papers before it looks, so concurrent batches deadlock
  * on every shared cited paper, while a created relationship takes its locks at commit in a fixed order. The check is
- * sound because `citationWriter` keeps all rows of a citing paper on one lane (never in two concurrent
+ * sound because `CitationWriter` keeps all rows of a citing paper on one lane (never in two concurrent
  * transactions), and `DISTINCT` drops a pair repeated within the batch. One row per citing paper: its node is
  * looked up once for all it cites.
  */
@@ -58,7 +58,8 @@ export function paperRow(paper: ScholarlyPaper): Record<string, unknown> {
 
 /**
  * `MERGE` of `CITES` between existing `Paper` nodes, one lane per citing paper; batches of at most `MAX_BATCH_ROWS`
- * citations. The only writer of `CITES` (one load at a time: two concurrent loads could both create a pair).
+ * citations. The only writer of `CITES`, and one load at a time (`scholarly bootstrap` holds a lock): two loads
+ * running at once could both create a pair.
  */
 export class CitationWriter {
   private readonly batches: BatchWriter<Citations>;

@@ -138,7 +138,7 @@ export async function loadSnapshot(options: LoadOptions): Promise<LoadReport> {
       const arxivId = arxivIdOf(work);
       if (id === null || arxivId === null) return;
       paperOf.set(id, arxivId);
-      references.add(id, referencedWorkIds(work));
+      if (references.complete) references.add(id, referencedWorkIds(work));
       if (firstWork.has(arxivId)) return;
       firstWork.add(arxivId);
       const metadata = paperMetadata(work, id, arxivId);

@@ -4,14 +4,15 @@
  * `--entities` copies, the http(s) source, and the exit codes.
  */
 import { CreateBucketCommand, GetObjectCommand, HeadObjectCommand } from '@aws-sdk/client-s3';
+import { spawn } from 'node:child_process';
 import { createReadStream } from 'node:fs';
-import { mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
 import http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import neo4j from 'neo4j-driver';
 import pino from 'pino';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from 'vitest';
 import { writePaperAssets } from '../../../src/server/graph/paper-assets.js';
 import { StoreIndexPersistence } from '../../../src/server/papers/index-parquet.js';
 import { emptyRow, type IndexRow, type RowMutation } from '../../../src/server/papers/index/row.js';
@@ -272,6 +273,26 @@ describe('pksd scholarly bootstrap: options and exit codes', () => {
       expect(copied.equals(await readFile(path.join(snapshot.root, 'data/authors', rel)))).toBe(true);
     }
     expect((await stat(path.join(bucket, 'works/manifest'))).size).toBeGreaterThan(0);
+  });
+
+  it('one bootstrap at a time per data directory: a live holder → exit 1, a dead one is taken over', async () => {
+    const { env } = settings({ GRAPHDB_URI: '' });
+    const lock = path.join(env['SVC_DATA_DIR']!, 'scholarly-bootstrap.lock');
+    await mkdir(env['SVC_DATA_DIR']!, { recursive: true });
+    // A live process other than this one (pksd runs in this process here).
+    const holder = spawn('sleep', ['60'], { stdio: 'ignore' });
+    onTestFinished(() => void holder.kill());
+    await writeFile(lock, `${holder.pid}\n`);
+    const held = await pksd(['scholarly', 'bootstrap', '--source', snapshot.root, '--no-graph'], env);
+    expect(held).toMatchObject({
+      code: 1,
+      stderr: 'pksd: scholarly bootstrap: another scholarly bootstrap is running\n',
+    });
+    expect(await readFile(lock, 'utf8')).toBe(`${holder.pid}\n`);
+    await writeFile(lock, '999999999\n'); // no such process
+    const taken = await pksd(['scholarly', 'bootstrap', '--source', snapshot.root, '--no-graph'], env);
+    expect(taken.code).toBe(0);
+    await expect(stat(lock)).rejects.toThrow('ENOENT'); // released at the end
   });
 
   it('usage and configuration errors exit 2; a decode error exits 1 naming the part', async () => {
