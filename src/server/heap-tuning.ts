@@ -13,6 +13,11 @@ import v8 from 'node:v8';
 
 export const SERVER_HEAP_FLAGS = ['--initial-old-space-size=64', '--heap-growing-percent=30'] as const;
 
-export function tuneHeapForServer(): void {
-  for (const flag of SERVER_HEAP_FLAGS) v8.setFlagsFromString(flag);
+/** The flag's name in either spelling V8 accepts (`--heap-growing-percent`, `--heap_growing_percent`). */
+const flagName = (arg: string): string => arg.split('=')[0]!.replace(/_/g, '-');
+
+/** Sets each flag unless the process was started with its own value for it (an operator's choice wins). */
+export function tuneHeapForServer(execArgv: readonly string[] = process.execArgv): void {
+  const given = new Set(execArgv.map(flagName));
+  for (const flag of SERVER_HEAP_FLAGS) if (!given.has(flagName(flag))) v8.setFlagsFromString(flag);
 }

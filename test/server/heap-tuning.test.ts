@@ -14,7 +14,10 @@ const TUNING = pathToFileURL(path.join(REPO_ROOT, 'src/server/heap-tuning.ts')).
 // A sliding window of 40 batches of small objects: each batch lives long enough to be promoted, then dies.
 const WORKLOAD = `
 import v8 from 'node:v8';
-if (process.argv[1] === 'tuned') (await import(${JSON.stringify(TUNING)})).tuneHeapForServer();
+const mode = process.argv[1];
+if (mode === 'tuned') (await import(${JSON.stringify(TUNING)})).tuneHeapForServer();
+// An operator's own value for both flags (V8's defaults, given explicitly): the tuning must leave them alone.
+if (mode === 'operator') (await import(${JSON.stringify(TUNING)})).tuneHeapForServer(['--initial_old_space_size=0', '--heap-growing-percent=0']);
 const ring = [];
 let peak = 0;
 for (let i = 0; i < 1500; i++) {
@@ -27,7 +30,7 @@ for (let i = 0; i < 1500; i++) {
 process.stdout.write(String(peak));
 `;
 
-const peakOldSpace = (mode: 'default' | 'tuned'): number =>
+const peakOldSpace = (mode: 'default' | 'tuned' | 'operator'): number =>
   Number(execFileSync(process.execPath, ['--input-type=module', '-e', WORKLOAD, mode], { encoding: 'utf8' }));
 
 describe('tuneHeapForServer', () => {
@@ -36,5 +39,11 @@ describe('tuneHeapForServer', () => {
     const tuned = peakOldSpace('tuned');
     expect(untuned).toBeGreaterThan(0);
     expect(tuned).toBeLessThanOrEqual(untuned * 0.75);
+  }, 60_000);
+
+  it('leaves a flag alone when the process was started with its own value', () => {
+    const tuned = peakOldSpace('tuned');
+    const operator = peakOldSpace('operator');
+    expect(operator).toBeGreaterThan(tuned / 0.75);
   }, 60_000);
 });
