@@ -121,6 +121,15 @@ export class BatchWriter<T> {
     }
   }
 
+  /** Gives up: drops the rows not sent yet and waits for the transactions already queued to end. */
+  async abandon(): Promise<void> {
+    for (let buffer = 0; buffer < this.buffers.length; buffer++) {
+      this.buffers[buffer] = [];
+      this.weights[buffer] = 0;
+    }
+    await Promise.all(this.tails);
+  }
+
   /** Sends the remaining rows and waits for every transaction; throws the first failure. */
   async close(): Promise<void> {
     await Promise.allSettled(this.buffers.map((_rows, buffer) => this.send(buffer)));

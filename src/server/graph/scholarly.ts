@@ -87,6 +87,10 @@ export class CitationWriter {
   close(): Promise<void> {
     return this.batches.close();
   }
+
+  abandon(): Promise<void> {
+    return this.batches.abandon();
+  }
 }
 
 /** Recomputes `__derived_citations_in` / `__derived_citations_out` of the given papers. */

@@ -108,12 +108,31 @@ async function forEachWork(
 class Pending {
   private queue: Promise<void>[] = [];
   push(p: Promise<void>): void {
+    p.catch(() => undefined); // observed by settle(); unsettled when a phase fails first
     this.queue.push(p);
   }
   async settle(): Promise<void> {
     const queue = this.queue;
     this.queue = [];
     await Promise.all(queue);
+  }
+}
+
+/**
+ * Runs a phase that feeds `writer`, then closes it; when the phase fails, the writer is abandoned first, so the
+ * load never ends (and its caller never closes the driver) with transactions still running.
+ */
+async function writing<W extends { close(): Promise<void>; abandon(): Promise<void> }, T>(
+  writer: W,
+  phase: (writer: W) => Promise<T>,
+): Promise<T> {
+  try {
+    const result = await phase(writer);
+    await writer.close();
+    return result;
+  } catch (err) {
+    await writer.abandon();
+    throw err;
   }
 }
 
@@ -128,68 +147,69 @@ export async function loadSnapshot(options: LoadOptions): Promise<LoadReport> {
   const references = new ReferenceLists(options.referenceBudget ?? DEFAULT_REFERENCE_BUDGET);
   const firstWork = new Set<string>();
   const indexed = new Map<string, ScholarlyPaper>();
-  const papers = paperWriter(graph, options.writer);
   const pending = new Pending();
-  const worksRead = await forEachWork(
-    bucket,
-    keys,
-    (work) => {
-      const id = workIdOf(work['id']);
-      const arxivId = arxivIdOf(work);
-      if (id === null || arxivId === null) return;
-      paperOf.set(id, arxivId);
-      if (references.complete) references.add(id, referencedWorkIds(work));
-      if (firstWork.has(arxivId)) return;
-      firstWork.add(arxivId);
-      const metadata = paperMetadata(work, id, arxivId);
-      if (index !== null && index.versionsOf(arxivId).length > 0) indexed.set(arxivId, metadata);
-      if (!options.dryRun) pending.push(papers.add(paperRow(metadata)));
-    },
-    () => pending.settle(),
-  );
-  await pending.settle();
-  await papers.close();
-  progress(`load: ${worksRead} works, ${firstWork.size} papers merged`);
-
-  // Pass 2: CITES between loaded papers.
-  const citations = new CitationWriter(graph, options.writer);
-  let citationsMerged = 0;
-  const cite = (from: string, refs: Iterable<number>): void => {
-    const targets = new Set<string>();
-    for (const ref of refs) {
-      const to = paperOf.get(ref);
-      if (to !== undefined && to !== from) targets.add(to);
-    }
-    citationsMerged += targets.size;
-    if (!options.dryRun && targets.size > 0) pending.push(citations.add(from, [...targets]));
-  };
-  if (references.complete) {
-    for (const { work, refs } of references) {
-      cite(paperOf.get(work)!, refs);
-      await pending.settle();
-    }
-  } else {
-    progress(`load: more than ${references.budget} references; reading the bucket again for the citations`);
-    await forEachWork(
+  const worksRead = await writing(paperWriter(graph, options.writer), async (papers) => {
+    const works = await forEachWork(
       bucket,
       keys,
       (work) => {
         const id = workIdOf(work['id']);
-        const from = id === null ? undefined : paperOf.get(id);
-        if (from !== undefined) cite(from, referencedWorkIds(work));
+        const arxivId = arxivIdOf(work);
+        if (id === null || arxivId === null) return;
+        paperOf.set(id, arxivId);
+        if (references.complete) references.add(id, referencedWorkIds(work));
+        if (firstWork.has(arxivId)) return;
+        firstWork.add(arxivId);
+        const metadata = paperMetadata(work, id, arxivId);
+        if (index !== null && index.versionsOf(arxivId).length > 0) indexed.set(arxivId, metadata);
+        if (!options.dryRun) pending.push(papers.add(paperRow(metadata)));
       },
       () => pending.settle(),
     );
-  }
-  await pending.settle();
-  await citations.close();
+    await pending.settle();
+    return works;
+  });
+  progress(`load: ${worksRead} works, ${firstWork.size} papers merged`);
+
+  // Pass 2: CITES between loaded papers.
+  let citationsMerged = 0;
+  await writing(new CitationWriter(graph, options.writer), async (citations) => {
+    const cite = (from: string, refs: Iterable<number>): void => {
+      const targets = new Set<string>();
+      for (const ref of refs) {
+        const to = paperOf.get(ref);
+        if (to !== undefined && to !== from) targets.add(to);
+      }
+      citationsMerged += targets.size;
+      if (!options.dryRun && targets.size > 0) pending.push(citations.add(from, [...targets]));
+    };
+    if (references.complete) {
+      for (const { work, refs } of references) {
+        cite(paperOf.get(work)!, refs);
+        await pending.settle();
+      }
+    } else {
+      progress(`load: more than ${references.budget} references; reading the bucket again for the citations`);
+      await forEachWork(
+        bucket,
+        keys,
+        (work) => {
+          const id = workIdOf(work['id']);
+          const from = id === null ? undefined : paperOf.get(id);
+          if (from !== undefined) cite(from, referencedWorkIds(work));
+        },
+        () => pending.settle(),
+      );
+    }
+    await pending.settle();
+  });
   progress(`load: ${citationsMerged} citations merged`);
 
   // Derived counts of every loaded paper.
   if (!options.dryRun) {
-    const derived = derivedCountWriter(graph, options.writer);
-    for (const id of firstWork) await derived.add(id);
-    await derived.close();
+    await writing(derivedCountWriter(graph, options.writer), async (derived) => {
+      for (const id of firstWork) await derived.add(id);
+    });
     progress(`load: citation counts recomputed for ${firstWork.size} papers`);
   }
 

@@ -257,6 +257,60 @@ describe('load: the citation pass', () => {
   });
 });
 
+describe('load: failures', () => {
+  it('a decode error in a later part: the load rejects only after its transactions in flight have ended', async () => {
+    const { env, raw } = settings({ GRAPHDB_URI: '' });
+    expect((await pksd(['scholarly', 'bootstrap', '--source', snapshot.root, '--no-graph'], env)).code).toBe(0);
+    const bucketDir = path.join(raw, 'scholarly-snapshot');
+    const manifest = JSON.parse(await readFile(path.join(bucketDir, 'works/manifest'), 'utf8')) as {
+      entries: { url: string }[];
+    };
+    expect(manifest.entries.length).toBeGreaterThan(1);
+    const last = path.join(bucketDir, manifest.entries.at(-1)!.url);
+    const gz = await readFile(last);
+    await writeFile(last, gz.subarray(0, gz.length - 20)); // truncated
+    await db.graph.driver.executeQuery('MATCH (n) DETACH DELETE n');
+    // The graph client as the load sees it, counting its sessions that are not closed yet.
+    let open = 0;
+    const driver = db.graph.driver;
+    const counted = new Proxy(driver, {
+      get(target, prop) {
+        if (prop === 'session') {
+          return (...args: Parameters<typeof driver.session>) => {
+            const session = target.session(...args);
+            open++;
+            const close = session.close.bind(session);
+            session.close = async () => {
+              try {
+                await close();
+              } finally {
+                open--;
+              }
+            };
+            return session;
+          };
+        }
+        const value: unknown = Reflect.get(target, prop, target);
+        return typeof value === 'function' ? (value as (...a: unknown[]) => unknown).bind(target) : value;
+      },
+    });
+    const store = new LocalObjectStore(raw);
+    await store.start();
+    await expect(
+      loadSnapshot({
+        bucket: new LocalSnapshotBucket(bucketDir),
+        graph: { driver: counted, database: null, close: () => Promise.resolve() },
+        store,
+        logger: pino({ level: 'silent' }),
+        progress: () => {},
+        dryRun: false,
+        writer: { batchRows: 3 },
+      }),
+    ).rejects.toThrow(/decode error in part works\/.*, line \d+: gzip: /);
+    expect(open).toBe(0);
+  });
+});
+
 describe('pksd scholarly bootstrap: options and exit codes', () => {
   it('--no-graph filters only; --entities copies parts and manifest unmodified', async () => {
     const { env, raw } = settings({ GRAPHDB_URI: '' });
