@@ -11,7 +11,7 @@
  */
 import v8 from 'node:v8';
 
-export const SERVER_HEAP_FLAGS = ['--initial-old-space-size=64', '--heap-growing-percent=30'] as const;
+const SERVER_HEAP_FLAGS = ['--initial-old-space-size=64', '--heap-growing-percent=30'] as const;
 
 /** The flag's name in either spelling V8 accepts (`--heap-growing-percent`, `--heap_growing_percent`). */
 const flagName = (arg: string): string => arg.split('=')[0]!.replace(/_/g, '-');

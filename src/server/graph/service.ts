@@ -7,7 +7,7 @@ import type { Transaction } from 'neo4j-driver';
 import type { GraphClient } from './driver.js';
 import { queryResultJson, recordJson } from './query-json.js';
 import { MAX_QUERY_RECORDS, prepareQuery } from './query-text.js';
-import { inReadTransaction, openSession, toNumber, type SessionOptions } from './session.js';
+import { inTransactionUntilCommit, openSession, toNumber, type SessionOptions } from './session.js';
 import type { JsonText, JsonValue } from './values.js';
 
 export const GRAPH_NOT_CONFIGURED = 'graph not configured (GRAPHDB_URI empty)';
@@ -94,7 +94,7 @@ export class GraphService {
     let timer: NodeJS.Timeout | undefined;
     let ended: Promise<unknown> = Promise.resolve();
     try {
-      const run = inReadTransaction(session, work, timeoutMs === null ? {} : { timeoutMs }).then(
+      const run = inTransactionUntilCommit(session, work, timeoutMs === null ? {} : { timeoutMs }).then(
         async ({ result, commit }) => {
           ended = commit.catch(() => undefined);
           if (!final(result)) await commit;

@@ -32,41 +32,17 @@ export function openSession(graph: GraphClient, mode: AccessMode, options: Sessi
 }
 
 /**
- * Begins a transaction without waiting for the server's answer: BEGIN goes out with the first query (one round trip
- * less, as the driver's own `executeQuery` does); a failed BEGIN fails that query.
+ * Runs `work` in one explicit transaction of `session` and resolves with its result as soon as `work` does, with the
+ * commit started: the caller waits for it (`inTransaction`), or, for a read whose result is complete, need not and
+ * closes the session once it has settled. Rolled back when `work` throws. BEGIN is not awaited: it goes out with the
+ * first query (one round trip less, as the driver's own `executeQuery` does); a failed BEGIN fails that query.
  */
-function begin(session: Session, options: TxOptions): Transaction {
-  return session.beginTransaction(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {});
-}
-
-/** Runs `work` in one explicit transaction of `session`: committed when it resolves, rolled back when it throws. */
-export async function inTransaction<T>(
-  session: Session,
-  work: (tx: Transaction) => Promise<T>,
-  options: TxOptions = {},
-): Promise<T> {
-  const tx = begin(session, options);
-  try {
-    const result = await work(tx);
-    await tx.commit();
-    return result;
-  } catch (err) {
-    if (tx.isOpen()) await tx.rollback().catch(() => undefined);
-    throw err;
-  }
-}
-
-/**
- * Runs read-only `work` in one explicit transaction of `session` and resolves with its result as soon as `work`
- * does, with the commit started: the caller decides whether to wait for it (a round trip that, for a read whose
- * result is complete, changes nothing) and closes the session once it has settled. Rolled back when `work` throws.
- */
-export async function inReadTransaction<T>(
+export async function inTransactionUntilCommit<T>(
   session: Session,
   work: (tx: Transaction) => Promise<T>,
   options: TxOptions = {},
 ): Promise<{ result: T; commit: Promise<void> }> {
-  const tx = begin(session, options);
+  const tx = session.beginTransaction(options.timeoutMs !== undefined ? { timeout: options.timeoutMs } : {});
   try {
     const result = await work(tx);
     const commit = tx.commit();
@@ -76,6 +52,17 @@ export async function inReadTransaction<T>(
     if (tx.isOpen()) await tx.rollback().catch(() => undefined);
     throw err;
   }
+}
+
+/** Runs `work` in one explicit transaction of `session`: committed when it resolves, rolled back when it throws. */
+export async function inTransaction<T>(
+  session: Session,
+  work: (tx: Transaction) => Promise<T>,
+  options: TxOptions = {},
+): Promise<T> {
+  const { result, commit } = await inTransactionUntilCommit(session, work, options);
+  await commit;
+  return result;
 }
 
 /** Runs `fn` with a session of `mode`, closing it afterwards whatever happens. */

@@ -91,16 +91,15 @@ function expectedGraph(kept: Set<number>) {
   return { first, cites };
 }
 
+/** What the default bootstrap keeps (seed pattern `\bquantum\b`, references and citers; no index here), by brute force. */
+const defaultFilter = () =>
+  referenceFilter(snapshot, { pattern: /\bquantum\b/i, inIndex: () => false, references: true, citers: true });
+
 describe('bootstrap into a local bucket and Neo4j', () => {
   it('filters, loads exactly the expected Paper/CITES with derived counts, and updates the index rows', async () => {
     const { env, raw } = settings();
     // A metadata index with two versions of one kept paper (and a paper the snapshot does not have).
-    const expected = referenceFilter(snapshot, {
-      pattern: /\bquantum\b/i,
-      inIndex: () => false,
-      references: true,
-      citers: true,
-    });
+    const expected = defaultFilter();
     const { first, cites } = expectedGraph(expected.kept);
     const indexedPaper = [...first.keys()].find((id) => /^\d{4}\./.test(id))!;
     const store = new LocalObjectStore(raw);
@@ -228,12 +227,7 @@ describe('load: the citation pass', () => {
     const { env, raw } = settings({ GRAPHDB_URI: '' });
     expect((await pksd(['scholarly', 'bootstrap', '--source', snapshot.root, '--no-graph'], env)).code).toBe(0);
     await db.graph.driver.executeQuery('MATCH (n) DETACH DELETE n');
-    const expected = referenceFilter(snapshot, {
-      pattern: /\bquantum\b/i,
-      inIndex: () => false,
-      references: true,
-      citers: true,
-    });
+    const expected = defaultFilter();
     const { first, cites } = expectedGraph(expected.kept);
     const store = new LocalObjectStore(raw);
     await store.start();
