@@ -4,7 +4,7 @@
  */
 import type { Logger } from 'pino';
 import type { ObjectStore } from '../storage/object-store.js';
-import { encodeTable, encodeTableSync } from './index/encoder.js';
+import { TableEncoder, encodeTableSync } from './index/encoder.js';
 import { decodeTable } from './index/parquet-read.js';
 import { applyPending } from './index/pending.js';
 import type { IndexRow, RowMutation } from './index/row.js';
@@ -34,6 +34,8 @@ const INDEX_CALL_TIMEOUT_MS = 10_000;
 /** The index object on the store (S3 pdf bucket or `<raw>/index/`), written with CAS. */
 export class StoreIndexPersistence implements IndexPersistence {
   private etag: string | null = null;
+  /** Saves are serial (`PaperIndex`), so one encoder's buffers serve each in turn. */
+  private readonly encoder = new TableEncoder();
 
   constructor(
     private readonly store: ObjectStore,
@@ -76,7 +78,8 @@ export class StoreIndexPersistence implements IndexPersistence {
   async save(table: IndexTable, pending: ReadonlyMap<string, RowMutation>): Promise<'stored' | IndexTable | 'retry'> {
     let current = table;
     for (let attempt = 1; attempt <= MAX_FLUSH_ATTEMPTS; attempt++) {
-      const bytes = await encodeTable(current);
+      const encoded = await this.encoder.encode(current);
+      const bytes = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
       // The answer comes after the whole body: allow 1 s per MiB on top of the base timeout.
       const etag = await this.store.writeIndex(bytes, this.etag, {
         timeoutMs: this.timeoutMs + Math.ceil(bytes.length / 1_048_576) * 1000,

@@ -7,9 +7,9 @@ import { parquetMetadata, parquetReadObjects, snappyUncompress as referenceUncom
 import { parquetWriteBuffer } from 'hyparquet-writer';
 import { describe, expect, it } from 'vitest';
 import { INDEX_COLUMNS } from '../../../src/server/papers/index/columns.js';
-import { encodeTable, encodeTableSync } from '../../../src/server/papers/index/encoder.js';
+import { TableEncoder, encodeTable, encodeTableSync } from '../../../src/server/papers/index/encoder.js';
 import { decodeTable } from '../../../src/server/papers/index/parquet-read.js';
-import { ROW_GROUP_ROWS } from '../../../src/server/papers/index/parquet-write.js';
+import { IndexEncoder, ROW_GROUP_ROWS } from '../../../src/server/papers/index/parquet-write.js';
 import { emptyRow, type IndexRow } from '../../../src/server/papers/index/row.js';
 import { snappyCompress, snappyUncompress } from '../../../src/server/papers/index/snappy.js';
 import { IndexTable } from '../../../src/server/papers/index/table.js';
@@ -98,6 +98,62 @@ describe('Parquet codec of the columnar index', () => {
     expect(decoded.length).toBe(3000);
     expect(decoded.row(decoded.indexOf(rows[5]!.preprint_id)!)).toEqual(rows[5]);
     expect([...decoded.rows()]).toEqual(sortById(rows));
+  });
+});
+
+describe('the in-place encoder (kept buffers, one column page a step)', () => {
+  it('writes the table as of the snapshot: rows changed, added and a reallocation meanwhile are not included', async () => {
+    const rows = Array.from({ length: 2000 }, (_, i) => row(i));
+    const table = new IndexTable(2000);
+    for (const r of rows) table.upsert(r);
+    const snapshot = table.snapshot();
+    const steps = new IndexEncoder().steps(snapshot.view(), snapshot.changed);
+    for (let k = 0; k < 5; k++) expect(steps.next().done).toBe(false);
+    // Rows changed after some of their columns were written and before the others; then the table grows (its
+    // typed arrays are reallocated) and a changed row changes again.
+    for (const i of [0, 7, 1999]) {
+      table.set(table.indexOf(rows[i]!.preprint_id)!, {
+        has_pdf: !rows[i]!.has_pdf,
+        image_count: 99,
+        pdf_size_bytes: null,
+        pdf_sha256: 'c'.repeat(64),
+        md_etag: null,
+        updated_at: new Date(5),
+        title: 'changed',
+      });
+    }
+    for (let i = 2000; i < 2600; i++) table.upsert(row(i));
+    table.set(table.indexOf(rows[7]!.preprint_id)!, { title: 'changed again', has_md: !rows[7]!.has_md });
+    let step = steps.next();
+    while (!step.done) step = steps.next();
+    snapshot.release();
+    const decoded = await decodeTable(step.value);
+    expect([...decoded.rows()]).toEqual(sortById(rows));
+  });
+
+  it('a reused encoder writes the same bytes as a fresh one, for tables that grow and shrink', async () => {
+    const reused = new TableEncoder();
+    for (const n of [3000, 40_000, 10, 0, 25_000]) {
+      const table = IndexTable.fromRows(Array.from({ length: n }, (_, i) => row((i * 7919) % 90_000)));
+      const ours = Buffer.from(await reused.encode(table));
+      expect(ours.equals(Buffer.from(encodeTableSync(table)))).toBe(true);
+      expect((await decodeTable(ours)).length).toBe(table.length);
+    }
+  });
+
+  it('lets the event loop run while it encodes a large table', async () => {
+    const table = IndexTable.fromRows(Array.from({ length: 60_000 }, (_, i) => row(i)));
+    let turns = 0;
+    let done = false;
+    const tick = () => {
+      turns++;
+      if (!done) setImmediate(tick);
+    };
+    setImmediate(tick);
+    const bytes = await new TableEncoder().encode(table);
+    done = true;
+    expect(turns).toBeGreaterThan(2);
+    expect((await decodeTable(bytes)).length).toBe(60_000);
   });
 });
 

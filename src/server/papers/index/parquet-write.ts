@@ -19,8 +19,9 @@ import {
   type TextColumn,
   type TimeColumn,
 } from './columns.js';
+import type { IndexRow } from './row.js';
 import type { ColumnChunk } from './snapshot.js';
-import { snappyCompress } from './snappy.js';
+import { maxCompressedLength, snappyCompressInto } from './snappy.js';
 
 export const ROW_GROUP_ROWS = 131_072;
 
@@ -34,10 +35,10 @@ export function indexSchema() {
 }
 
 /** Row numbers in `preprint_id` order (the table is mostly sorted already: appended rows come last). */
-function sortedOrder(ids: readonly string[]): number[] {
-  const order = Array.from({ length: ids.length }, (_, i) => i);
+function sortedOrder(ids: readonly string[], count: number): number[] {
+  const order = Array.from({ length: count }, (_, i) => i);
   let sorted = true;
-  for (let i = 1; i < ids.length && sorted; i++) if (ids[i - 1]! > ids[i]!) sorted = false;
+  for (let i = 1; i < count && sorted; i++) if (ids[i - 1]! > ids[i]!) sorted = false;
   if (!sorted) order.sort((a, b) => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0));
   return order;
 }
@@ -136,90 +137,182 @@ function source(c: ColumnChunk, spec: ColumnSpec, hexOther: Map<string, Map<numb
   }
 }
 
-/** Encodes the whole table (one `ColumnChunk` holding every row) as a Parquet file. */
-export function encodeColumns(c: ColumnChunk): Uint8Array {
-  const order = sortedOrder(c.ids);
-  const schema = indexSchema();
-  const writer = new ByteWriter();
-  writer.appendUint32(0x31524150); // PAR1
-  const rowGroups: RowGroup[] = [];
-  const body = new ByteBuffer(1 << 20);
-  const values = new ByteBuffer(1 << 20);
-  const hexOther = new Map<string, Map<number, string>>();
-  const sources = INDEX_COLUMNS.map((spec) => source(c, spec, hexOther));
-  const defined = new Uint8Array(Math.min(ROW_GROUP_ROWS, c.count));
-  for (let g = 0; g < c.count; g += ROW_GROUP_ROWS) {
-    const n = Math.min(ROW_GROUP_ROWS, c.count - g);
-    const groupStart = writer.offset;
-    const columns: ParquetColumnChunk[] = [];
-    let groupBytes = 0;
-    INDEX_COLUMNS.forEach((spec, k) => {
-      const src = sources[k]!;
-      body.reset();
-      values.reset();
-      let present = 0;
-      for (let i = 0; i < n; i++) {
-        const r = order[g + i]!;
-        const d = src.defined(r);
-        defined[i] = d ? 1 : 0;
-        if (!d) continue;
-        present++;
-        src.write(values, r);
-      }
-      if (spec.nullable) putLevels(body, defined, n);
-      if (spec.type === 'BOOLEAN') {
-        // PLAIN booleans are bit-packed, LSB first.
-        const bits = new Uint8Array(Math.ceil(present / 8));
-        for (let i = 0; i < present; i++) if (values.bytes[i]) bits[i >> 3]! |= 1 << (i & 7);
-        body.append(bits);
-      } else body.append(values.data());
-      const raw = body.data();
-      const compressed = snappyCompress(raw, spec.name in HEX_SHAPES);
-      const offset = writer.offset;
-      writePageHeader(writer, {
-        type: 'DATA_PAGE',
-        uncompressed_page_size: raw.length,
-        compressed_page_size: compressed.length,
-        data_page_header: {
-          num_values: n,
-          encoding: 'PLAIN',
-          definition_level_encoding: 'RLE',
-          repetition_level_encoding: 'RLE',
-        },
-      });
-      const headerSize = writer.offset - offset;
-      writer.appendBytes(compressed);
-      groupBytes += headerSize + raw.length;
-      const element = schema[k + 1]!;
-      columns.push({
-        file_offset: BigInt(offset),
-        meta_data: {
-          type: element.type!,
-          encodings: spec.nullable ? ['PLAIN', 'RLE'] : ['PLAIN'],
-          path_in_schema: [spec.name],
-          codec: 'SNAPPY',
-          num_values: BigInt(n),
-          total_uncompressed_size: BigInt(headerSize + raw.length),
-          total_compressed_size: BigInt(writer.offset - offset),
-          data_page_offset: BigInt(offset),
-        },
-      });
-    });
-    rowGroups.push({
-      columns,
-      total_byte_size: BigInt(groupBytes),
-      num_rows: BigInt(n),
-      total_compressed_size: BigInt(writer.offset - groupStart),
-    });
+/** The value of a changed row's cell, written the way `source` writes the column's own (null: undefined). */
+function savedSource(spec: ColumnSpec, changed: ReadonlyMap<number, IndexRow>, own: PageSource): PageSource {
+  const name = spec.name;
+  const cell = (r: number): { row: IndexRow | undefined; value: IndexRow[keyof IndexRow] } => {
+    const row = changed.size === 0 ? undefined : changed.get(r);
+    return { row, value: row?.[name] ?? null };
+  };
+  const write = (out: ByteBuffer, value: NonNullable<IndexRow[keyof IndexRow]>): void => {
+    switch (spec.type) {
+      case 'BOOLEAN':
+        return out.u8(value ? 1 : 0);
+      case 'INT32':
+        return out.u32(Number(value) >>> 0);
+      case 'INT64':
+        return out.i64(Number(value));
+      case 'TIMESTAMP':
+        return out.i64((value as Date).getTime());
+      case 'STRING':
+        return putString(out, String(value));
+    }
+  };
+  const alwaysDefined = spec.type === 'BOOLEAN' || spec.type === 'INT32';
+  return {
+    defined: (r) => {
+      const { row, value } = cell(r);
+      return row === undefined ? own.defined(r) : alwaysDefined || value !== null;
+    },
+    write: (out, r) => {
+      const { row, value } = cell(r);
+      if (row === undefined) own.write(out, r);
+      else write(out, value ?? 0);
+    },
+  };
+}
+
+/** hyparquet-writer's writer, growing by a quarter instead of doubling (it holds the whole file). */
+class FileWriter extends ByteWriter {
+  override ensure(size: number): void {
+    if (this.index + size <= this.buffer.byteLength) return;
+    const next = new ArrayBuffer(Math.max(this.index + size, Math.ceil(this.buffer.byteLength * 1.25)));
+    new Uint8Array(next).set(new Uint8Array(this.buffer, 0, this.index));
+    this.buffer = next;
+    this.view = new DataView(next);
   }
-  writeMetadata(writer, {
-    version: 2,
-    created_by: 'pks',
-    schema,
-    num_rows: BigInt(c.count),
-    row_groups: rowGroups,
-    metadata_length: 0,
-  });
-  writer.appendUint32(0x31524150);
-  return new Uint8Array(writer.getBuffer());
+}
+
+/** Room left before a page's compressed bytes for its header (a Thrift struct of a few varints). */
+const PAGE_HEADER_ROOM = 256;
+const NO_CHANGES: ReadonlyMap<number, IndexRow> = new Map();
+
+/**
+ * Encodes tables as Parquet files into buffers it keeps: after the first few encodes, encoding the index again
+ * (every few seconds under writes) allocates nothing large, so the process's memory does not fill with freed
+ * buffers of ever larger sizes (the soak benchmark, bench/README.md). Besides the file itself it holds one page.
+ */
+export class IndexEncoder {
+  private readonly writer = new FileWriter(1 << 20);
+  private readonly page = new ByteBuffer(1 << 20);
+  private defined = new Uint8Array(0);
+
+  /**
+   * Encodes `c` (one `ColumnChunk` holding every row), a step per column page: a caller may let the event loop
+   * run between steps, but must finish one encode before it starts the next. Rows in `changed` are written with
+   * the values there instead of `c`'s (a `TableSnapshot` view). The file returned is a view of this encoder's
+   * buffer, valid until its next encode.
+   */
+  *steps(c: ColumnChunk, changed: ReadonlyMap<number, IndexRow> = NO_CHANGES): Generator<void, Uint8Array> {
+    const order = sortedOrder(c.ids, c.count);
+    const schema = indexSchema();
+    const { writer, page } = this;
+    writer.index = 0;
+    writer.offset = 0;
+    writer.appendUint32(0x31524150); // PAR1
+    const rowGroups: RowGroup[] = [];
+    const hexOther = new Map<string, Map<number, string>>();
+    const sources = INDEX_COLUMNS.map((spec) => {
+      const own = source(c, spec, hexOther);
+      return changed === NO_CHANGES ? own : savedSource(spec, changed, own);
+    });
+    const groupRows = Math.min(ROW_GROUP_ROWS, c.count);
+    if (this.defined.length < groupRows) this.defined = new Uint8Array(groupRows);
+    const defined = this.defined;
+    for (let g = 0; g < c.count; g += ROW_GROUP_ROWS) {
+      const n = Math.min(ROW_GROUP_ROWS, c.count - g);
+      const groupStart = writer.offset;
+      const columns: ParquetColumnChunk[] = [];
+      let groupBytes = 0;
+      for (let k = 0; k < INDEX_COLUMNS.length; k++) {
+        const spec = INDEX_COLUMNS[k]!;
+        const src = sources[k]!;
+        for (let i = 0; i < n; i++) defined[i] = src.defined(order[g + i]!) ? 1 : 0;
+        page.reset();
+        if (spec.nullable) putLevels(page, defined, n);
+        const valuesStart = page.offset;
+        for (let i = 0; i < n; i++) if (defined[i]) src.write(page, order[g + i]!);
+        if (spec.type === 'BOOLEAN') packBits(page, valuesStart);
+        const raw = page.data();
+        // The page goes straight into the file: compressed past room for its header, which is then written and
+        // the compressed bytes moved up behind it.
+        writer.ensure(PAGE_HEADER_ROOM + maxCompressedLength(raw.length));
+        const offset = writer.offset;
+        const at = writer.index + PAGE_HEADER_ROOM;
+        const size = snappyCompressInto(raw, new Uint8Array(writer.buffer, at), spec.name in HEX_SHAPES);
+        writePageHeader(writer, {
+          type: 'DATA_PAGE',
+          uncompressed_page_size: raw.length,
+          compressed_page_size: size,
+          data_page_header: {
+            num_values: n,
+            encoding: 'PLAIN',
+            definition_level_encoding: 'RLE',
+            repetition_level_encoding: 'RLE',
+          },
+        });
+        const headerSize = writer.offset - offset;
+        new Uint8Array(writer.buffer).copyWithin(writer.index, at, at + size);
+        writer.index += size;
+        writer.offset += size;
+        groupBytes += headerSize + raw.length;
+        const element = schema[k + 1]!;
+        columns.push({
+          file_offset: BigInt(offset),
+          meta_data: {
+            type: element.type!,
+            encodings: spec.nullable ? ['PLAIN', 'RLE'] : ['PLAIN'],
+            path_in_schema: [spec.name],
+            codec: 'SNAPPY',
+            num_values: BigInt(n),
+            total_uncompressed_size: BigInt(headerSize + raw.length),
+            total_compressed_size: BigInt(writer.offset - offset),
+            data_page_offset: BigInt(offset),
+          },
+        });
+        yield;
+      }
+      rowGroups.push({
+        columns,
+        total_byte_size: BigInt(groupBytes),
+        num_rows: BigInt(n),
+        total_compressed_size: BigInt(writer.offset - groupStart),
+      });
+    }
+    writeMetadata(writer, {
+      version: 2,
+      created_by: 'pks',
+      schema,
+      num_rows: BigInt(c.count),
+      row_groups: rowGroups,
+      metadata_length: 0,
+    });
+    writer.appendUint32(0x31524150);
+    return writer.getBytes();
+  }
+}
+
+/** Bit-packs (LSB first, as PLAIN booleans are) the 0/1 bytes from `base` to the end of `out`, in place. */
+function packBits(out: ByteBuffer, base: number): void {
+  const count = out.offset - base;
+  const bytes = out.bytes;
+  // Packed byte j takes the values of bytes 8j..8j+7, all at or after j: each is read before it is overwritten.
+  for (let i = 0; i < count; i++) {
+    const bit = bytes[base + i] ? 1 : 0;
+    const j = base + (i >> 3);
+    bytes[j] = (i & 7) === 0 ? bit : bytes[j]! | (bit << (i & 7));
+  }
+  out.offset = base + Math.ceil(count / 8);
+}
+
+function runToEnd<T>(steps: Generator<void, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+/** Encodes the whole table (one `ColumnChunk` holding every row) as a Parquet file, in one go. */
+export function encodeColumns(c: ColumnChunk): Uint8Array {
+  return runToEnd(new IndexEncoder().steps(c));
 }

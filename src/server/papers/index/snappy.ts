@@ -22,6 +22,11 @@ export function maxCompressedLength(n: number): number {
  */
 export function snappyCompress(input: Uint8Array, store = false): Uint8Array {
   const out = new Uint8Array(maxCompressedLength(input.length));
+  return out.subarray(0, snappyCompressInto(input, out, store));
+}
+
+/** `snappyCompress` into `out` (at least `maxCompressedLength(input.length)` bytes); returns the length written. */
+export function snappyCompressInto(input: Uint8Array, out: Uint8Array, store = false): number {
   let op = writeVarint(out, input.length);
 
   const literal = (from: number, to: number) => {
@@ -102,7 +107,7 @@ export function snappyCompress(input: Uint8Array, store = false): Uint8Array {
     }
     literal(next, be);
   }
-  return out.subarray(0, op);
+  return op;
 }
 
 function writeVarint(out: Uint8Array, n: number): number {

@@ -108,6 +108,34 @@ export class TableSnapshot {
     this.onRelease();
   }
 
+  /** Rows changed since the snapshot was taken (row number → its values then); grows as the table changes. */
+  get changed(): ReadonlyMap<number, IndexRow> {
+    return this.saved;
+  }
+
+  /**
+   * The table's own columns, without a copy: rows `[0, length)` read as they were when the snapshot was taken,
+   * except the rows in `changed`, whose values then are there (see `IndexEncoder.steps`). A column the table
+   * reallocates later (it grew) still holds the unchanged rows' values.
+   */
+  view(): ColumnChunk {
+    const t = this.table;
+    return {
+      count: this.length,
+      ids: t.ids,
+      text: t.text,
+      flags: t.flags,
+      imageCount: t.imageCount,
+      sizes: t.sizes,
+      times: t.times,
+      hex: columnRecord(HEX_COLUMNS, (k) => ({
+        bytes: t.hex[k].bytes,
+        state: t.hex[k].state,
+        other: [...t.hex[k].other],
+      })),
+    };
+  }
+
   /** Rows `[start, end)` as they were when the snapshot was taken. */
   chunk(start: number, end: number): ColumnChunk {
     const t = this.table;
