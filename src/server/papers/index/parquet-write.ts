@@ -183,6 +183,8 @@ class FileWriter extends ByteWriter {
   }
 }
 
+/** About what a row takes in the file (digests and ETags stored, ids compressed): room reserved up front. */
+const FILE_BYTES_PER_ROW = 128;
 /** Room left before a page's compressed bytes for its header (a Thrift struct of a few varints). */
 const PAGE_HEADER_ROOM = 256;
 const NO_CHANGES: ReadonlyMap<number, IndexRow> = new Map();
@@ -209,6 +211,7 @@ export class IndexEncoder {
     const { writer, page } = this;
     writer.index = 0;
     writer.offset = 0;
+    writer.ensure(c.count * FILE_BYTES_PER_ROW);
     writer.appendUint32(0x31524150); // PAR1
     const rowGroups: RowGroup[] = [];
     const hexOther = new Map<string, Map<number, string>>();
