@@ -137,13 +137,13 @@ function source(c: ColumnChunk, spec: ColumnSpec, hexOther: Map<string, Map<numb
   }
 }
 
-/** The value of a changed row's cell, written the way `source` writes the column's own (null: undefined). */
+/**
+ * A column's source over a live table: rows in `changed` (`TableSnapshot.changed`) come from their saved row
+ * objects, written as `source` writes the column's own values; the others from the columns.
+ */
 function savedSource(spec: ColumnSpec, changed: ReadonlyMap<number, IndexRow>, own: PageSource): PageSource {
   const name = spec.name;
-  const cell = (r: number): { row: IndexRow | undefined; value: IndexRow[keyof IndexRow] } => {
-    const row = changed.size === 0 ? undefined : changed.get(r);
-    return { row, value: row?.[name] ?? null };
-  };
+  const alwaysDefined = spec.type === 'BOOLEAN' || spec.type === 'INT32';
   const write = (out: ByteBuffer, value: NonNullable<IndexRow[keyof IndexRow]>): void => {
     switch (spec.type) {
       case 'BOOLEAN':
@@ -158,16 +158,15 @@ function savedSource(spec: ColumnSpec, changed: ReadonlyMap<number, IndexRow>, o
         return putString(out, String(value));
     }
   };
-  const alwaysDefined = spec.type === 'BOOLEAN' || spec.type === 'INT32';
   return {
     defined: (r) => {
-      const { row, value } = cell(r);
-      return row === undefined ? own.defined(r) : alwaysDefined || value !== null;
+      const row = changed.size === 0 ? undefined : changed.get(r);
+      return row === undefined ? own.defined(r) : alwaysDefined || row[name] != null;
     },
     write: (out, r) => {
-      const { row, value } = cell(r);
+      const row = changed.size === 0 ? undefined : changed.get(r);
       if (row === undefined) own.write(out, r);
-      else write(out, value ?? 0);
+      else write(out, row[name]!);
     },
   };
 }
