@@ -12,10 +12,16 @@ import { VersionGate } from './http/version-gate.js';
 export interface CliIO {
   readonly stdout: (text: string) => void;
   readonly stderr: (text: string) => void;
+  /**
+   * The client's own terminal control sequences (the progress line's erase) on stderr: the one writer that is not
+   * filtered by `terminalSafeIO`. Never for text that came from elsewhere.
+   */
+  readonly stderrControl: (sequence: string) => void;
   /** For binary output (`paper get` to stdout). */
   readonly stdoutStream: Writable;
   readonly stdin: Readable;
   readonly stdinIsTTY: boolean;
+  readonly stdoutIsTTY: boolean;
   readonly stderrIsTTY: boolean;
   /** Width of the terminal on stderr (80 when unknown). */
   readonly columns: () => number;

@@ -1,4 +1,5 @@
 /** Errors the client's commands throw; `exit-codes.ts` turns every error into a message and an exit code. */
+import { fit, oneLine } from './text.js';
 
 /** The exit codes of CONTRACT §16.7. */
 export const EXIT = {
@@ -36,16 +37,30 @@ export class TransportError extends Error {
   override readonly name = 'TransportError';
 }
 
-/** A server answer the command does not handle itself: `Request failed: HTTP <status> <reason>: <detail>`, exit 1. */
+/**
+ * A server answer the command does not handle itself: `Request failed: HTTP <status> <reason>: <detail>`, exit 1;
+ * a body that is not JSON makes it `Request failed: server answered <status> with a non-JSON body (<type>)`.
+ */
 export class HttpStatusError extends Error {
   override readonly name = 'HttpStatusError';
   constructor(
     readonly status: number,
     readonly reason: string,
     readonly body: string,
+    contentType?: string,
   ) {
-    super(`HTTP ${status} ${reason}${detailOf(body)}`);
+    super(isJsonOrEmpty(body) ? `HTTP ${status} ${reason}${detailOf(body)}` : nonJsonBodyMessage(status, contentType));
   }
+}
+
+/** A body that should be a JSON object and is not (a proxy's HTML error page, a truncated answer), exit 1. */
+export class UnexpectedBodyError extends Error {
+  override readonly name = 'UnexpectedBodyError';
+}
+
+/** `server answered 502 with a non-JSON body (text/html)`. */
+export function nonJsonBodyMessage(status: number, contentType: string | undefined): string {
+  return `server answered ${status} with a non-JSON body (${mediaType(contentType)})`;
 }
 
 /** A write call to a server whose (major, minor) is newer than the client's (CONTRACT §16.2): exit 4. */
@@ -63,20 +78,40 @@ export class InterruptedError extends Error {
   override readonly name = 'InterruptedError';
 }
 
-/** `: <detail>` of a JSON error body, else `: <first 300 chars of the text>`, else nothing. */
-export function detailOf(body: string): string {
+/**
+ * `: <detail>` of a JSON error body (on one line), else `: non-JSON body (<type>)`, else nothing. The text is
+ * printed inside one-line messages (`[skip] <id>: HTTP 409: <detail>`), so line breaks are folded.
+ */
+export function detailOf(body: string, contentType?: string): string {
   const text = body.trim();
   if (text === '') return '';
-  try {
-    const parsed = JSON.parse(text) as unknown;
-    if (parsed && typeof parsed === 'object') {
-      const record = parsed as Record<string, unknown>;
-      for (const field of ['detail', 'error', 'message']) {
-        if (typeof record[field] === 'string') return `: ${record[field]}`;
-      }
+  const parsed = parseJson(text);
+  if (parsed === NOT_JSON) return `: non-JSON body (${mediaType(contentType)})`;
+  if (parsed && typeof parsed === 'object') {
+    const record = parsed as Record<string, unknown>;
+    for (const field of ['detail', 'error', 'message']) {
+      if (typeof record[field] === 'string') return `: ${oneLine(record[field])}`;
     }
-  } catch {
-    // not JSON
   }
-  return `: ${text.length > 300 ? `${text.slice(0, 300)}…` : text}`;
+  return `: ${fit(oneLine(text), 300)}`;
+}
+
+/** `text/html` of `text/html; charset=utf-8`; `no content type` when absent. */
+function mediaType(contentType: string | undefined): string {
+  const type = contentType?.split(';')[0]?.trim().toLowerCase();
+  return type ? type : 'no content type';
+}
+
+function isJsonOrEmpty(body: string): boolean {
+  return body.trim() === '' || parseJson(body) !== NOT_JSON;
+}
+
+const NOT_JSON = Symbol('not JSON');
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return NOT_JSON;
+  }
 }

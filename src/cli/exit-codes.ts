@@ -12,6 +12,7 @@ import {
   InterruptedError,
   QuotaExhaustedError,
   TransportError,
+  UnexpectedBodyError,
   UsageError,
   VersionRefusedError,
 } from './errors.js';
@@ -24,7 +25,7 @@ export function exitFor(err: unknown): { code: number; message: string } {
     return { code: err.exitCode === 0 ? EXIT.ok : EXIT.usage, message: '' };
   }
   if (err instanceof UsageError) return { code: EXIT.usage, message: line(`Error: ${err.message}`) };
-  if (err instanceof TransportError || err instanceof HttpStatusError) {
+  if (err instanceof TransportError || err instanceof HttpStatusError || err instanceof UnexpectedBodyError) {
     return { code: EXIT.failure, message: line(`Request failed: ${err.message}`) };
   }
   if (err instanceof VersionRefusedError) return { code: EXIT.versionRefused, message: line(err.message) };

@@ -1,6 +1,7 @@
 import type { CliContext, CliIO } from './context.js';
 import type { CommandHost } from './commands/host.js';
 import { EXIT } from './errors.js';
+import { terminalSafeIO } from './text.js';
 
 export type { CliIO };
 
@@ -9,8 +10,12 @@ export interface RunOptions {
   readonly context?: (io: CliIO) => CliContext;
 }
 
-/** Runs `pks` with `argv` (without node and script); resolves to the exit code (CONTRACT §16.7). */
-export async function runPks(argv: readonly string[], io: CliIO, options: RunOptions = {}): Promise<number> {
+/**
+ * Runs `pks` with `argv` (without node and script); resolves to the exit code (CONTRACT §16.7). Everything the
+ * run writes to the terminal passes the one sanitiser (`terminalSafeIO`).
+ */
+export async function runPks(argv: readonly string[], rawIO: CliIO, options: RunOptions = {}): Promise<number> {
+  const io = terminalSafeIO(rawIO);
   let exitCode: number = EXIT.ok;
   let context: CliContext | null = null;
   const host: CommandHost = {
@@ -57,9 +62,11 @@ export async function main(): Promise<void> {
   const io: CliIO = {
     stdout: (t) => void process.stdout.write(t),
     stderr: (t) => void process.stderr.write(t),
+    stderrControl: (t) => void process.stderr.write(t),
     stdoutStream: process.stdout,
     stdin: process.stdin,
     stdinIsTTY: process.stdin.isTTY === true,
+    stdoutIsTTY: process.stdout.isTTY === true,
     stderrIsTTY: process.stderr.isTTY === true,
     columns: () => process.stderr.columns || 80,
   };

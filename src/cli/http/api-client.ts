@@ -1,9 +1,12 @@
 /**
  * The client of the pks server (CONTRACT §16.2): every call carries `User-Agent: pks/<version>`,
  * `X-Svc-Client-Version` and the stored bearer token; writes pass the version gate first; a 429 with a short
- * `Retry-After` is retried; `insecure` disables TLS verification with a one-time warning.
+ * `Retry-After` is retried; `insecure` disables TLS verification with a one-time warning. The token goes to the
+ * configured server's origin only: an absolute URL of another origin (a status URL, `Operation-Location`) is
+ * refused, and a redirect to another origin is followed without it.
  */
 import { VERSION } from '../../shared/version.js';
+import { TransportError } from '../errors.js';
 import { send, type RequestBody, type TransportResponse } from './transport.js';
 import type { VersionGate } from './version-gate.js';
 
@@ -34,6 +37,8 @@ export interface ApiCall {
 
 export const MAX_429_RETRIES = 3;
 export const MAX_RETRY_AFTER_S = 120;
+/** Redirects a GET follows (a server behind a proxy, an asset served elsewhere). */
+export const MAX_REDIRECTS = 5;
 
 /** `Retry-After` in seconds (delta-seconds or an HTTP date), `null` when absent or unparseable. */
 export function retryAfterSeconds(value: string | undefined, now = Date.now()): number | null {
@@ -72,11 +77,40 @@ export class ApiClient {
     return this.options.baseUrl;
   }
 
-  /** An absolute URL for a server path (`/api/...`) or an absolute URL given by the server. */
+  /** The origin (scheme, host, port) of the configured server: the only one that gets the token. */
+  get origin(): string {
+    return parseUrl(this.options.baseUrl, this.options.baseUrl).origin;
+  }
+
+  /**
+   * An absolute URL for a server path (`/api/...`, prefixed with the base URL) or an absolute URL given by the
+   * server, which must be on the server's origin; anything else is refused with a one-line `TransportError`.
+   */
   url(pathOrUrl: string, query: ApiCall['query'] = {}): URL {
-    const url = /^https?:\/\//i.test(pathOrUrl) ? new URL(pathOrUrl) : new URL(this.options.baseUrl + pathOrUrl);
+    const url = this.resolve(pathOrUrl);
     for (const [key, value] of Object.entries(query)) if (value !== undefined) url.searchParams.set(key, value);
     return url;
+  }
+
+  private resolve(pathOrUrl: string): URL {
+    if (pathOrUrl.startsWith('/')) return parseUrl(this.options.baseUrl + pathOrUrl, pathOrUrl);
+    if (!/^https?:\/\//i.test(pathOrUrl)) throw new TransportError(`not a server path or http(s) URL: ${pathOrUrl}`);
+    const url = parseUrl(pathOrUrl, pathOrUrl);
+    if (url.origin !== this.origin) {
+      throw new TransportError(
+        `refusing to follow ${url.origin} (not the configured server ${this.origin}); the token is sent to the server only`,
+      );
+    }
+    return url;
+  }
+
+  /** The headers of every call: client identification and the stored token. */
+  private commonHeaders(): Record<string, string> {
+    return {
+      'user-agent': `pks/${VERSION}`,
+      'x-svc-client-version': VERSION,
+      ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}),
+    };
   }
 
   async request(method: string, pathOrUrl: string, call: ApiCall): Promise<TransportResponse> {
@@ -90,10 +124,8 @@ export class ApiClient {
       this.options.warnOnce('insecure', 'Warning: TLS certificate verification is disabled.\n');
     }
     const headers: Record<string, string> = {
-      'user-agent': `pks/${VERSION}`,
-      'x-svc-client-version': VERSION,
+      ...this.commonHeaders(),
       accept: 'application/json, */*;q=0.5',
-      ...(this.options.token ? { authorization: `Bearer ${this.options.token}` } : {}),
       ...call.headers,
     };
     let body = call.body;
@@ -109,10 +141,12 @@ export class ApiClient {
         ...(body !== undefined ? { body } : {}),
         timeoutMs: call.timeoutMs ?? this.options.timeoutMs,
         insecure: this.options.insecure,
+        maxRedirects: MAX_REDIRECTS,
         ...(call.signal ? { signal: call.signal } : {}),
         ...(call.onUploadProgress ? { onUploadProgress: call.onUploadProgress } : {}),
       });
-      gate.observe(res.header('x-svc-server-version'), call.kind);
+      // Only the server's own answers tell its version (not those of where a redirect led).
+      if (res.url.origin === this.origin) gate.observe(res.header('x-svc-server-version'), call.kind);
       const wait = res.status === 429 ? retryAfterSeconds(res.header('retry-after')) : null;
       if (wait !== null && wait <= MAX_RETRY_AFTER_S && attempt < MAX_429_RETRIES) {
         res.discard();
@@ -123,12 +157,12 @@ export class ApiClient {
     }
   }
 
-  /** `GET /api/server/info` to learn the server version before the first write of a run. */
+  /** `GET /api/server/info` (with the token, like every call) to learn the server version before the first write. */
   private async learnServerVersion(signal: AbortSignal | undefined): Promise<void> {
     const res = await send({
       url: this.url('/api/server/info'),
       method: 'GET',
-      headers: { 'user-agent': `pks/${VERSION}`, 'x-svc-client-version': VERSION, accept: 'application/json' },
+      headers: { ...this.commonHeaders(), accept: 'application/json' },
       timeoutMs: this.options.timeoutMs,
       insecure: this.options.insecure,
       ...(signal ? { signal } : {}),
@@ -145,5 +179,13 @@ export class ApiClient {
     }
     // Observed as a write: the refusal, not a read warning, is what this probe may lead to.
     this.options.gate.observe(version, 'write');
+  }
+}
+
+function parseUrl(text: string, shown: string): URL {
+  try {
+    return new URL(text);
+  } catch {
+    throw new TransportError(`not a valid URL: ${shown}`);
   }
 }

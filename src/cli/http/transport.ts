@@ -54,18 +54,41 @@ export interface TransportResponse {
 
 const DEFAULT_BODY_LIMIT = 64 * 1024 * 1024;
 
+/** Headers that carry credentials: never sent on to another origin by a redirect. */
+const CREDENTIAL_HEADERS = ['authorization', 'proxy-authorization', 'cookie'];
+
+/**
+ * Sends `req`, following redirects when allowed. A redirect to another origin (scheme, host and port) is followed
+ * without the credential headers — and they stay dropped for the rest of the chain, as `fetch` does.
+ */
 export async function send(req: TransportRequest): Promise<TransportResponse> {
   let url = req.url;
+  let headers = req.headers;
   for (let hop = 0; ; hop++) {
-    const res = await exchange({ ...req, url });
+    const res = await exchange({ ...req, url, ...(headers ? { headers } : {}) });
     const location = res.header('location');
     if (res.status >= 300 && res.status < 400 && location && hop < (req.maxRedirects ?? 0) && req.method === 'GET') {
       res.discard();
-      url = new URL(location, url);
+      url = redirectTarget(location, url);
+      if (headers && url.origin !== req.url.origin) headers = withoutCredentials(headers);
       continue;
     }
     return res;
   }
+}
+
+function redirectTarget(location: string, from: URL): URL {
+  try {
+    return new URL(location, from);
+  } catch {
+    throw new TransportError(`${from.host} redirected to an invalid URL`);
+  }
+}
+
+function withoutCredentials(headers: Readonly<Record<string, string>>): Record<string, string> {
+  return Object.fromEntries(
+    Object.entries(headers).filter(([name]) => !CREDENTIAL_HEADERS.includes(name.toLowerCase())),
+  );
 }
 
 function exchange(req: TransportRequest): Promise<TransportResponse> {

@@ -3,10 +3,12 @@
  * line-per-event text (`event`) and nothing for live-only updates (`live`). `quiet` silences both.
  */
 import type { CliIO } from '../context.js';
-import { fit } from '../text.js';
+import { fit, oneLine } from '../text.js';
 
 export interface ProgressSink {
   readonly write: (text: string) => void;
+  /** Writes the erase sequence (which `write`, filtered for the terminal, would drop). */
+  readonly control: (sequence: string) => void;
   readonly tty: boolean;
   readonly quiet: boolean;
   /** Terminal width (redrawn text is cut to fit one row). */
@@ -22,7 +24,8 @@ export class ProgressLine {
   constructor(private readonly sink: ProgressSink) {}
 
   private draw(text: string): void {
-    this.sink.write(`${ERASE_LINE}${fit(text, Math.max(20, (this.sink.columns?.() ?? 80) - 1))}`);
+    this.sink.control(ERASE_LINE);
+    this.sink.write(fit(oneLine(text), Math.max(20, (this.sink.columns?.() ?? 80) - 1)));
     this.shown = true;
   }
 
@@ -36,7 +39,7 @@ export class ProgressLine {
   event(text: string): void {
     if (this.sink.quiet) return;
     if (this.sink.tty) return this.draw(text);
-    this.sink.write(`${text}\n`);
+    this.sink.write(`${oneLine(text)}\n`); // a line break in server text must not fake a line of its own
   }
 
   /** Like `event`, but elsewhere printed only when the text differs from the previous event. */
@@ -63,7 +66,13 @@ export class ProgressLine {
 
 /** The progress line of a command on the run's stderr. */
 export function stderrProgress(io: CliIO, quiet: boolean): ProgressLine {
-  return new ProgressLine({ write: io.stderr, tty: io.stderrIsTTY, quiet, columns: io.columns });
+  return new ProgressLine({
+    write: io.stderr,
+    control: io.stderrControl,
+    tty: io.stderrIsTTY,
+    quiet,
+    columns: io.columns,
+  });
 }
 
 const UNITS = ['B', 'KiB', 'MiB', 'GiB', 'TiB'];

@@ -45,9 +45,11 @@ async function serverMarkdown(io: QuantumIO, preprintId: string): Promise<string
     const ctx = processContext({
       stdout: io.stdout,
       stderr: io.stderr,
+      stderrControl: (t) => void process.stderr.write(t),
       stdoutStream: process.stdout,
       stdin: process.stdin,
       stdinIsTTY: process.stdin.isTTY === true,
+      stdoutIsTTY: process.stdout.isTTY === true,
       stderrIsTTY: process.stderr.isTTY === true,
       columns: () => process.stderr.columns || 80,
     });

@@ -4,8 +4,8 @@
  */
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { pks, type PksHome } from '../support/pks.js';
+import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { pks, spawnPks, type PksHome } from '../support/pks.js';
 import { snapshot, loggedInDouble, type Reply, type ServerDouble } from '../support/server-double.js';
 
 let h: PksHome;
@@ -202,13 +202,13 @@ describe('paper get: the decision table while polling', () => {
   });
 
   it('a poll that cannot reach the server → "poll request failed: …", exit 1', async () => {
-    api.on('GET', MD, {
-      ...accepted(),
-      body: snapshot('queued', { operation: { status_url: 'http://127.0.0.1:9/api/x/status' } }),
-    });
-    const run = await pks(h, ['paper', 'get', 'markdown', ID, '--quiet-progress']);
-    expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^poll request failed: .*ECONNREFUSED/);
+    api.on('GET', MD, accepted());
+    const run = spawnPks(h, ['paper', 'get', 'markdown', ID, '--quiet-progress']);
+    await vi.waitFor(() => expect(api.calls('GET', MD)).toHaveLength(1), { timeout: 10_000 });
+    await api.close(); // gone before the first poll (Retry-After: 1)
+    const result = await run.done;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(/^poll request failed: .*ECONNREFUSED/);
   });
 
   it('the status URL falls back to Operation-Location, then to <resource>/status', async () => {

@@ -22,9 +22,11 @@ async function run(argv: string[], credentials: CredentialStore) {
   const io: CliIO = {
     stdout: (t) => void (stdout += t),
     stderr: (t) => void (stderr += t),
+    stderrControl: (t) => void (stderr += t),
     stdoutStream: new PassThrough(),
     stdin: new PassThrough(),
     stdinIsTTY: false,
+    stdoutIsTTY: false,
     stderrIsTTY: false,
     columns: () => 80,
   };

@@ -2,6 +2,7 @@
 import type { CliContext } from '../../context.js';
 import { CliExit, EXIT, HttpStatusError } from '../../errors.js';
 import { openInBrowser } from '../../browser.js';
+import { jsonObject } from '../../http/json-body.js';
 
 export interface DeviceFlowInput {
   readonly baseUrl: string;
@@ -44,8 +45,10 @@ export async function runDeviceFlow(ctx: CliContext, input: DeviceFlowInput): Pr
     json: { name: input.name, expires_in_days: input.expiresDays, scopes: input.scopes },
   });
   const startText = await started.text();
-  if (started.status !== 200) throw new HttpStatusError(started.status, started.statusText, startText);
-  const code = JSON.parse(startText) as DeviceCode;
+  if (started.status !== 200) {
+    throw new HttpStatusError(started.status, started.statusText, startText, started.header('content-type'));
+  }
+  const code = jsonObject<DeviceCode>(started, startText);
   let interval = Number.isFinite(code.interval) && code.interval > 0 ? code.interval : 5;
   const waitS = Math.min(input.timeoutS, Number.isFinite(code.expires_in) ? code.expires_in : input.timeoutS);
   ctx.io.stderr(
@@ -73,7 +76,7 @@ export async function runDeviceFlow(ctx: CliContext, input: DeviceFlowInput): Pr
     });
     const text = await res.text();
     if (res.status === 200) {
-      const body = JSON.parse(text) as Partial<MintedToken> & { access_token?: string };
+      const body = jsonObject<Partial<MintedToken> & { access_token?: string }>(res, text);
       return {
         plaintext: body.plaintext ?? body.access_token ?? '',
         name: body.name ?? input.name,

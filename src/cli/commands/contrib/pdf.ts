@@ -4,6 +4,7 @@ import type { Command } from 'commander';
 import type { CliContext } from '../../context.js';
 import { CliExit, EXIT } from '../../errors.js';
 import { sha256File } from '../../hash.js';
+import { jsonObject } from '../../http/json-body.js';
 import { fileMultipart } from '../../http/multipart.js';
 import { ByteMeter, stderrProgress } from '../../progress/line.js';
 import { defineAction, type CommandHost, type RegisterCommand } from '../host.js';
@@ -72,6 +73,6 @@ export async function contribPdf(ctx: CliContext, input: ContribPdfInput): Promi
     ctx.io.stderr(`Upload failed: HTTP ${res.status} ${res.statusText}\n${renderBody(text).trimEnd()}\n`);
     return EXIT.failure;
   }
-  ctx.io.stdout(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
+  ctx.io.stdout(`${JSON.stringify(jsonObject(res, text), null, 2)}\n`);
   return EXIT.ok;
 }

@@ -4,6 +4,7 @@ import { requestTimeoutMs } from '../options.js';
 import { addIngestOptions, parseIngestOptions } from './options.js';
 import { submitAndFollow } from './task.js';
 import { EXIT } from '../../errors.js';
+import { jsonObject } from '../../http/json-body.js';
 import { renderHttpError } from '../paper/access.js';
 
 /** `pks ingest <id>`, `pks ingest continue <task_id>`, `pks ingest status <task_id>` (CONTRACT §16.3). */
@@ -56,7 +57,7 @@ export const registerIngest: RegisterCommand = (program, host) => {
             ctx.io.stderr(renderHttpError('ingest status failed', res.status, res.statusText, text));
             return EXIT.failure;
           }
-          ctx.io.stdout(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
+          ctx.io.stdout(`${JSON.stringify(jsonObject(res, text), null, 2)}\n`);
           return EXIT.ok;
         },
       ),

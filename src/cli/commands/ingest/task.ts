@@ -1,6 +1,7 @@
 /** Submitting an ingest request and following its task to a terminal status (CONTRACT §10, §16.3). */
 import type { CliContext } from '../../context.js';
 import { EXIT, HttpStatusError } from '../../errors.js';
+import { jsonObject } from '../../http/json-body.js';
 import { stderrProgress } from '../../progress/line.js';
 import type { IngestRunOptions } from './options.js';
 
@@ -25,8 +26,10 @@ export async function submitAndFollow(
   const api = ctx.api({ timeoutMs: options.requestTimeoutMs });
   const res = await api.request('POST', path, { kind: 'write', json: body });
   const text = await res.text();
-  if (res.status !== 202 && res.status !== 200) throw new HttpStatusError(res.status, res.statusText, text);
-  const accepted = JSON.parse(text) as { task_id: string };
+  if (res.status !== 202 && res.status !== 200) {
+    throw new HttpStatusError(res.status, res.statusText, text, res.header('content-type'));
+  }
+  const accepted = jsonObject<{ task_id: string }>(res, text);
   if (!options.poll) {
     ctx.io.stdout(`${JSON.stringify(accepted, null, 2)}\n`);
     return EXIT.ok;
@@ -45,9 +48,9 @@ export async function followTask(ctx: CliContext, taskId: string, options: Inges
     const text = await res.text();
     if (res.status !== 200) {
       progress.end();
-      throw new HttpStatusError(res.status, res.statusText, text);
+      throw new HttpStatusError(res.status, res.statusText, text, res.header('content-type'));
     }
-    last = JSON.parse(text) as TaskDocument;
+    last = jsonObject<TaskDocument>(res, text);
     progress.eventOnChange(describeTask(taskId, last));
     const status = last.status ?? '';
     if (TERMINAL_OK.has(status) || TERMINAL_FAILED.has(status)) {

@@ -1,5 +1,6 @@
 import { EXIT, TransportError, UsageError } from '../../errors.js';
 import type { CliContext } from '../../context.js';
+import { jsonObject, readJsonObject } from '../../http/json-body.js';
 import { saveBody } from '../../http/save.js';
 import type { TransportResponse } from '../../http/transport.js';
 import { ByteMeter, stderrProgress } from '../../progress/line.js';
@@ -105,14 +106,24 @@ export async function paperGet(ctx: CliContext, input: PaperGetInput): Promise<n
   if (res.status !== 202) {
     return fail(renderHttpError(`${input.kind} fetch failed`, res.status, res.statusText, await res.text()));
   }
-  let snapshot = JSON.parse(await res.text()) as JobSnapshot;
+  let snapshot = await readJsonObject<JobSnapshot>(res);
   progress.event(`async operation started: ${etaLine(snapshot)}`);
   if (!input.wait) {
     progress.end();
     io.stdout(`${JSON.stringify(snapshot, null, 2)}\n`);
     return EXIT.ok;
   }
-  let statusUrl = statusUrlOf(res, snapshot, resourcePath);
+  // Checked before the first poll: a status URL on another origin is refused at once (the token stays home).
+  const statusTarget = (answer: TransportResponse, body: JobSnapshot): URL | string => {
+    try {
+      return api.url(statusUrlOf(answer, body, resourcePath));
+    } catch (err) {
+      if (err instanceof TransportError) return `poll request failed: ${err.message}`;
+      throw err;
+    }
+  };
+  let statusUrl = statusTarget(res, snapshot);
+  if (typeof statusUrl === 'string') return fail(statusUrl);
   let intervalS = intervalOf(res, DEFAULT_INTERVAL_S);
   let retriggered = false;
   for (;;) {
@@ -120,7 +131,7 @@ export async function paperGet(ctx: CliContext, input: PaperGetInput): Promise<n
     if (remainingMs <= 0) break;
     await ctx.sleep(Math.min(intervalS * 1000, remainingMs));
     try {
-      res = await get(statusUrl);
+      res = await get(statusUrl.href);
     } catch (err) {
       if (err instanceof TransportError) return fail(`poll request failed: ${err.message}`);
       throw err;
@@ -129,7 +140,7 @@ export async function paperGet(ctx: CliContext, input: PaperGetInput): Promise<n
     if (res.status !== 200) {
       return fail(renderHttpError(`${input.kind} status poll failed`, res.status, res.statusText, text));
     }
-    snapshot = JSON.parse(text) as JobSnapshot;
+    snapshot = jsonObject<JobSnapshot>(res, text);
     intervalS = intervalOf(res, intervalS);
     const ready = input.kind === 'markdown' ? snapshot.md_ready : snapshot.pdf_ready;
     switch (snapshot.state) {
@@ -151,8 +162,9 @@ export async function paperGet(ctx: CliContext, input: PaperGetInput): Promise<n
         if (res.status !== 202) {
           return fail(renderHttpError(`${input.kind} fetch failed`, res.status, res.statusText, await res.text()));
         }
-        snapshot = JSON.parse(await res.text()) as JobSnapshot;
-        statusUrl = statusUrlOf(res, snapshot, resourcePath);
+        snapshot = await readJsonObject<JobSnapshot>(res);
+        statusUrl = statusTarget(res, snapshot);
+        if (typeof statusUrl === 'string') return fail(statusUrl);
         intervalS = intervalOf(res, intervalS);
         break;
     }

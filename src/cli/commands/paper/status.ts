@@ -1,4 +1,5 @@
 import { EXIT } from '../../errors.js';
+import { jsonObject } from '../../http/json-body.js';
 import { defineAction, type RegisterCommand } from '../host.js';
 import { parseChoice, requestTimeoutMs } from '../options.js';
 import { ASSET_KINDS, DefaultsNotes, encodePaperId, renderHttpError } from './access.js';
@@ -29,7 +30,7 @@ export const registerPaperStatus: RegisterCommand = (parent, host) => {
           new DefaultsNotes(ctx.io.stderr, input.quietNotes, input.id.trim()).observe(res);
           const text = await res.text();
           if (res.status >= 200 && res.status < 300) {
-            ctx.io.stdout(`${JSON.stringify(JSON.parse(text), null, 2)}\n`);
+            ctx.io.stdout(`${JSON.stringify(jsonObject(res, text), null, 2)}\n`);
             return EXIT.ok;
           }
           ctx.io.stderr(renderHttpError(`${input.kind} status failed`, res.status, res.statusText, text));

@@ -1,5 +1,6 @@
 /** Parser claims held by this run (CONTRACT §5.2–5.3): taken, released on every failure, forgotten on upload. */
 import type { ApiClient } from '../../../http/api-client.js';
+import { jsonObject } from '../../../http/json-body.js';
 import { HttpStatusError, detailOf } from '../../../errors.js';
 import { encodePaperId } from '../../paper/access.js';
 
@@ -32,14 +33,14 @@ export class ClaimBook {
     });
     const text = await res.text();
     if (res.status === 201) {
-      const claim = JSON.parse(text) as Claim;
+      const claim = jsonObject<Claim>(res, text);
       this.held.set(claim.claim_id, claim);
       return { claim };
     }
     if (res.status === 404 || res.status === 409) {
-      return { skip: `[skip] ${id}: HTTP ${res.status}${detailOf(text)}` };
+      return { skip: `[skip] ${id}: HTTP ${res.status}${detailOf(text, res.header('content-type'))}` };
     }
-    throw new HttpStatusError(res.status, res.statusText, text);
+    throw new HttpStatusError(res.status, res.statusText, text, res.header('content-type'));
   }
 
   /** Releases a held claim; a failure to release is reported, not thrown (the lease expires anyway). */
@@ -54,7 +55,7 @@ export class ClaimBook {
       const text = await res.text();
       if (res.status !== 204 && res.status !== 200) {
         this.warn(
-          `warning: could not release the claim on ${claim.preprint_id}: HTTP ${res.status}${detailOf(text)}\n`,
+          `warning: could not release the claim on ${claim.preprint_id}: HTTP ${res.status}${detailOf(text, res.header('content-type'))}\n`,
         );
       }
     } catch (err) {

@@ -1,6 +1,7 @@
 /** One pass over the needs-parser queue with one parser batch (CONTRACT §16.5 "Queue mode"). */
 import path from 'node:path';
-import { HttpStatusError, VersionRefusedError } from '../../../errors.js';
+import { HttpStatusError, UnexpectedBodyError, VersionRefusedError } from '../../../errors.js';
+import { jsonObject } from '../../../http/json-body.js';
 import { IN_FLIGHT_STATES, ParserError, failureKind, type TaskResult } from '../../../parser/mineru.js';
 import type { Claim } from './claims.js';
 import { withNextToken, withTempDir, zipName, type Contributor } from './contributor.js';
@@ -30,8 +31,9 @@ export async function runQueuePass(c: Contributor, options: { quietEmpty?: boole
     signal: c.signal,
   });
   const text = await res.text();
-  if (res.status !== 200) throw new HttpStatusError(res.status, res.statusText, text);
-  const queue = JSON.parse(text) as NeedsParser;
+  if (res.status !== 200) throw new HttpStatusError(res.status, res.statusText, text, res.header('content-type'));
+  const queue = jsonObject<NeedsParser>(res, text);
+  if (!Array.isArray(queue.papers)) throw new UnexpectedBodyError('server answered 200 without a papers list');
   if (queue.papers.length === 0) {
     if (!options.quietEmpty)
       ctx.io.stderr(

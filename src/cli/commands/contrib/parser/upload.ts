@@ -1,6 +1,7 @@
 /** Step (7) of `contrib parser`: the parser's result zip to `upload-parser` (CONTRACT §9.4). */
 import { stat } from 'node:fs/promises';
 import type { ApiClient } from '../../../http/api-client.js';
+import { jsonObject } from '../../../http/json-body.js';
 import { fileMultipart } from '../../../http/multipart.js';
 import type { ByteMeter } from '../../../progress/line.js';
 import { encodePaperId, renderBody } from '../../paper/access.js';
@@ -30,7 +31,7 @@ export async function uploadParserZip(
     ...(options.signal ? { signal: options.signal } : {}),
   });
   const text = await res.text();
-  if (res.status >= 200 && res.status < 300) return { ok: true, body: JSON.parse(text) };
+  if (res.status >= 200 && res.status < 300) return { ok: true, body: jsonObject(res, text) };
   return {
     ok: false,
     message: `Upload failed: HTTP ${res.status} ${res.statusText}\n${renderBody(text).trimEnd()}`,
