@@ -1,9 +1,12 @@
 /**
- * The installer routes: `GET /install-pksd.sh` filled in with the server's public base (CONTRACT §8.5), and
- * `GET /dist/pks-<version>.tgz`, this server's own `npm pack` tarball, built on demand into `<SVC_DATA_DIR>/dist/`
- * (issue 13). The failure answers come from a built `pksd` (run `npm run build` first) started without a usable npm.
+ * The installer routes: `GET /install-pksd.sh` filled in with the server's public base (CONTRACT §8.5: SVC_PUBLIC_URL,
+ * a trusted proxy's forwarded origin or the listen address, never a raw `Host`), and `GET /dist/pks-<version>.tgz`,
+ * this server's own `npm pack` tarball, built on demand into `<SVC_DATA_DIR>/dist/` (issue 13), with its SHA-256 at
+ * `GET /dist/pks-<version>.tgz.sha256` (issue 20). The failure answers come from a built `pksd` (run `npm run build`
+ * first) started without a usable npm.
  */
 import { execFileSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
@@ -24,36 +27,65 @@ describe('GET /install-pksd.sh', () => {
     expect(res.statusCode).toBe(200);
     expect(res.headers['content-type']).toBe('text/x-shellscript; charset=utf-8');
     expect(res.headers['cache-control']).toBe('public, max-age=300');
-    expect(res.headers['vary']).toBe('Host');
-    return res.body;
+    return { text: res.body, vary: res.headers['vary'] };
   };
   const serverUrlOf = (text: string) => /^SERVER_URL='(.*)'$/m.exec(text)?.[1];
+  const forwarded = { host: 'internal:4200', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'pks.example.net' };
 
-  it('names the origin the client used: Host, or X-Forwarded-Proto/-Host from a trusted proxy only', async () => {
-    const forwarded = { host: 'internal:4200', 'x-forwarded-proto': 'https', 'x-forwarded-host': 'pks.example.net' };
-    const direct = await authHarness();
+  it('never names a raw Host: without SVC_PUBLIC_URL or a trusted proxy, the listen address', async () => {
+    const h = await authHarness({ SVC_HTTP_ADDR: '127.0.0.1:4321' });
     try {
-      const text = await script(direct, { host: 'pks.local:4200' });
-      expect(serverUrlOf(text)).toBe('http://pks.local:4200');
-      expect(text).toContain(`SERVED_VERSION="${VERSION}"`);
-      expect(text).not.toContain('__SERVER_URL__');
-      // 127.0.0.1 is no trusted proxy here: its forwarded headers are not believed.
-      expect(serverUrlOf(await script(direct, forwarded))).toBe('http://internal:4200');
+      for (const headers of [{ host: 'evil.example' }, { host: 'pks.local:4200' }, forwarded]) {
+        const { text, vary } = await script(h, headers);
+        expect(serverUrlOf(text)).toBe('http://127.0.0.1:4321');
+        expect(vary).toBeUndefined();
+        expect(text).toContain(`SERVED_VERSION="${VERSION}"`);
+        expect(text).not.toContain('__SERVER_URL__');
+      }
     } finally {
-      await direct.close();
+      await h.close();
     }
-    const proxied = await authHarness({ SVC_TRUSTED_PROXIES: '127.0.0.0/8' });
+  });
+
+  it('a listen address that names no host (0.0.0.0, ::) leaves the URL empty; the script then asks for --server', async () => {
+    for (const addr of ['0.0.0.0:4200', '[::]:4200']) {
+      const h = await authHarness({ SVC_HTTP_ADDR: addr });
+      try {
+        expect(serverUrlOf((await script(h, { host: 'evil.example' })).text)).toBe('');
+      } finally {
+        await h.close();
+      }
+    }
+    const v6 = await authHarness({ SVC_HTTP_ADDR: '[::1]:4200' });
     try {
-      expect(serverUrlOf(await script(proxied, forwarded))).toBe('https://pks.example.net');
+      expect(serverUrlOf((await script(v6, { host: 'evil.example' })).text)).toBe('http://[::1]:4200');
     } finally {
-      await proxied.close();
+      await v6.close();
+    }
+  });
+
+  it('a trusted proxy: its X-Forwarded-Proto/-Host; its bare Host or a malformed forwarded host is not believed', async () => {
+    const h = await authHarness({ SVC_TRUSTED_PROXIES: '127.0.0.0/8', SVC_HTTP_ADDR: '127.0.0.1:4321' });
+    try {
+      const proxied = await script(h, forwarded);
+      expect(serverUrlOf(proxied.text)).toBe('https://pks.example.net');
+      expect(proxied.vary).toBe('X-Forwarded-Host, X-Forwarded-Proto');
+      expect(serverUrlOf((await script(h, { host: 'evil.example' })).text)).toBe('http://127.0.0.1:4321');
+      const malformed = { ...forwarded, 'x-forwarded-host': 'evil example/' };
+      expect(serverUrlOf((await script(h, malformed)).text)).toBe('http://127.0.0.1:4321');
+    } finally {
+      await h.close();
     }
   });
 
   it('SVC_PUBLIC_URL wins over every request header', async () => {
-    const h = await authHarness({ SVC_PUBLIC_URL: 'https://papers.example.org' });
+    const h = await authHarness({ SVC_PUBLIC_URL: 'https://papers.example.org', SVC_TRUSTED_PROXIES: '127.0.0.0/8' });
     try {
-      expect(serverUrlOf(await script(h, { host: 'elsewhere:1' }))).toBe('https://papers.example.org');
+      for (const headers of [{ host: 'elsewhere:1' }, forwarded]) {
+        const { text, vary } = await script(h, headers);
+        expect(serverUrlOf(text)).toBe('https://papers.example.org');
+        expect(vary).toBeUndefined();
+      }
     } finally {
       await h.close();
     }
@@ -96,16 +128,33 @@ describe('GET /dist/pks-<version>.tgz', () => {
     const before = statSync(path.join(dist, TGZ)).mtimeMs;
     expect((await fetch(`${base}/dist/${TGZ}`, { method: 'HEAD' })).status).toBe(200);
     expect(statSync(path.join(dist, TGZ)).mtimeMs).toBe(before);
+
+    // Its SHA-256, in sha256sum format, matches the bytes served (and `sha256sum -c` agrees).
+    const sum = await fetch(`${base}/dist/${TGZ}.sha256`);
+    expect(sum.status).toBe(200);
+    expect(sum.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(sum.headers.get('cache-control')).toBe('public, max-age=300');
+    const text = await sum.text();
+    expect(text).toBe(`${createHash('sha256').update(bytes).digest('hex')}  ${TGZ}\n`);
+    writeFileSync(path.join(tmp, `${TGZ}.sha256`), text);
+    writeFileSync(path.join(tmp, TGZ), bytes);
+    expect(execFileSync('sha256sum', ['-c', `${TGZ}.sha256`], { cwd: tmp, encoding: 'utf8' })).toBe(`${TGZ}: OK\n`);
+    expect(readdirSync(dist)).toEqual([TGZ]);
   }, 120_000);
 
-  it.each(['pks-0.0.1.tgz', 'pks-99.0.0.tgz', `pks-${VERSION}.tar.gz`, 'other.txt', `${TGZ}.sig`])(
-    '%s → 404 {"detail":"not found"}',
-    async (name) => {
-      const res = await fetch(`${base}/dist/${encodeURIComponent(name)}`);
-      expect(res.status).toBe(404);
-      expect(await res.json()).toEqual({ detail: 'not found' });
-    },
-  );
+  it.each([
+    'pks-0.0.1.tgz',
+    'pks-99.0.0.tgz',
+    `pks-${VERSION}.tar.gz`,
+    'other.txt',
+    `${TGZ}.sig`,
+    'pks-0.0.1.tgz.sha256',
+    `${TGZ}.SHA256`,
+  ])('%s → 404 {"detail":"not found"}', async (name) => {
+    const res = await fetch(`${base}/dist/${encodeURIComponent(name)}`);
+    expect(res.status).toBe(404);
+    expect(await res.json()).toEqual({ detail: 'not found' });
+  });
 });
 
 describe('a server that cannot pack its package', () => {
@@ -180,6 +229,9 @@ describe('a server that cannot pack its package', () => {
 });
 
 describe('PackageTarball', () => {
+  /** SHA-256 of the fake npm's tarball (`tarball`). */
+  const TARBALL_SHA256 = createHash('sha256').update('tarball').digest('hex');
+
   /** A fake npm that records its calls, waits for `release` to exist, then writes a tarball where npm pack would. */
   function fakeNpm(name: string) {
     const dir = path.join(tmp, name);
@@ -205,12 +257,12 @@ describe('PackageTarball', () => {
     const pending = [tarball.file(), tarball.file(), tarball.file()];
     fake.release();
     const files = await Promise.all(pending);
-    expect(files).toEqual(Array(3).fill({ path: path.join(out, 'pks-1.2.3.tgz'), size: 7 }));
+    expect(files).toEqual(Array(3).fill({ path: path.join(out, 'pks-1.2.3.tgz'), size: 7, sha256: TARBALL_SHA256 }));
     expect(fake.count()).toBe(1);
     expect(readdirSync(out)).toEqual(['pks-1.2.3.tgz']);
     // Deleted behind its back: packed again.
     rmSync(path.join(out, 'pks-1.2.3.tgz'));
-    expect(await tarball.file()).toEqual({ path: path.join(out, 'pks-1.2.3.tgz'), size: 7 });
+    expect(await tarball.file()).toEqual({ path: path.join(out, 'pks-1.2.3.tgz'), size: 7, sha256: TARBALL_SHA256 });
     expect(fake.count()).toBe(2);
   });
 

@@ -5,6 +5,7 @@
  * Every HTTP request that leaves (each redirect hop and each retry) takes one token. PDF downloads also hold a
  * fetch slot (the caller's job takes it) and stream to a staged file while hashing.
  */
+import { isIP } from 'node:net';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { VERSION } from '../../shared/version.js';
 import type { VersionedPreprintId, PreprintId } from '../../shared/ids.js';
@@ -24,7 +25,8 @@ const ABS_READ_LIMIT = 64 * 1024;
 const PROGRESS_STEP = 1024 * 1024;
 
 /** Why a fetch failed; `kind` is the job failure class (§11.3). */
-export type FetchFailureCode = 'not_found' | 'not_pdf' | 'too_large' | 'rate_limited' | 'upstream' | 'http_status';
+export type FetchFailureCode =
+  'not_found' | 'not_pdf' | 'too_large' | 'rate_limited' | 'upstream' | 'http_status' | 'redirect_refused';
 
 export class FetchFailure extends Error {
   constructor(
@@ -53,6 +55,8 @@ export interface PreprintFetcherOptions {
   readonly stager: Stager;
   /** Per-attempt bound on the wait for response headers and on silence while the body streams. */
   readonly attemptTimeoutMs?: number;
+  /** Aborted when the server stops: the attempt or backoff in progress ends at once with the signal's reason. */
+  readonly signal?: AbortSignal;
 }
 
 /** `pksd/<version> (mailto:<mailto>)`, the parenthetical omitted without a mailto (§11.5). */
@@ -108,9 +112,11 @@ export class PreprintFetcher {
   readonly baseUrl: string;
   readonly userAgent: string;
   private readonly attemptTimeoutMs: number;
+  private readonly base: URL;
 
   constructor(private readonly options: PreprintFetcherOptions) {
     this.baseUrl = options.baseUrl.replace(/\/+$/, '');
+    this.base = new URL(this.baseUrl);
     this.userAgent = preprintUserAgent(options.mailto);
     this.attemptTimeoutMs = options.attemptTimeoutMs ?? ATTEMPT_TIMEOUT_MS;
   }
@@ -230,8 +236,9 @@ export class PreprintFetcher {
   private async withRetries<T>(
     attemptFn: (attempt: number, signal: AbortSignal, touch: () => void) => Promise<Attempt<T>>,
   ): Promise<T> {
-    const { clock } = this.options;
+    const { clock, signal: stop } = this.options;
     for (let attempt = 1; ; attempt++) {
+      stop?.throwIfAborted();
       const controller = new AbortController();
       let timer: NodeJS.Timeout | undefined;
       const touch = () => {
@@ -245,9 +252,10 @@ export class PreprintFetcher {
       let result: Attempt<T>;
       try {
         touch();
-        result = await attemptFn(attempt, controller.signal, touch);
+        result = await attemptFn(attempt, stop ? AbortSignal.any([controller.signal, stop]) : controller.signal, touch);
       } catch (err) {
         if (err instanceof FetchFailure) throw err;
+        stop?.throwIfAborted();
         const reason = controller.signal.aborted
           ? `timeout (${(controller.signal.reason as Error).message})`
           : describeNetworkError(err);
@@ -256,6 +264,7 @@ export class PreprintFetcher {
         clearTimeout(timer);
       }
       if (result.ok) return result.value;
+      stop?.throwIfAborted();
       if (result.fatal) throw result.failure;
       const wait = result.retryAfterMs ?? Math.min(BACKOFF_MS[attempt - 1] ?? BACKOFF_CAP_MS, BACKOFF_CAP_MS);
       if (attempt >= MAX_ATTEMPTS || wait > RETRY_AFTER_GIVE_UP_MS) {
@@ -263,11 +272,11 @@ export class PreprintFetcher {
         const text = `${result.reason} after ${attempt} attempt${attempt === 1 ? '' : 's'}`;
         throw new FetchFailure('retryable', code, text, attempt);
       }
-      await clock.sleep(wait);
+      await clock.sleep(wait, stop);
     }
   }
 
-  /** One logical request: follows up to 5 redirects, every hop taking a limiter token. */
+  /** One logical request: follows up to 5 redirects (on the preprint host only), every hop taking a limiter token. */
   private async request(url: string, accept: string, signal: AbortSignal): Promise<Response> {
     let current = url;
     for (let hop = 0; ; hop++) {
@@ -288,10 +297,36 @@ export class PreprintFetcher {
           1,
         );
       }
-      current = new URL(location, current).toString();
+      const target = URL.canParse(location, current) ? new URL(location, current) : null;
+      const refused = target ? redirectRefusal(this.base, target) : 'an unparseable Location';
+      if (target === null || refused !== null) {
+        throw new FetchFailure('fatal', 'redirect_refused', `arXiv redirect for ${url} not followed: ${refused}`, 1);
+      }
+      current = target.toString();
     }
   }
 }
+
+/**
+ * Why a redirect target is not followed, or `null` (issue 20): only `https:` (or the base URL's own scheme, so a
+ * loopback `http:` base works in tests) on the preprint host or one of its subdomains, on the base URL's port. A
+ * redirect must not turn the server into a fetcher of `data:`/`file:` URLs, other hosts or local services.
+ */
+export function redirectRefusal(base: URL, target: URL): string | null {
+  if (target.protocol !== 'https:' && target.protocol !== base.protocol) {
+    const allowed = base.protocol === 'https:' ? 'https:' : `https: or ${base.protocol}`;
+    return `a ${target.protocol} URL (only ${allowed} URLs are followed)`;
+  }
+  const host = target.hostname;
+  const sameHost = host === base.hostname;
+  const subdomain = isIP(base.hostname) === 0 && host.endsWith(`.${base.hostname}`);
+  if (!sameHost && !subdomain) return `another host ${host} (only ${base.hostname} or its subdomains)`;
+  // `URL` normalises a scheme's default port to '': an `http:` → `https:` upgrade on default ports is no change.
+  if (target.port !== base.port) return `port ${portOf(target)} (the preprint host's port is ${portOf(base)})`;
+  return null;
+}
+
+const portOf = (url: URL): string => url.port || (url.protocol === 'https:' ? '443' : '80');
 
 function tooLarge(attempt: number): FetchFailure {
   return new FetchFailure('fatal', 'too_large', `the PDF from arXiv exceeds ${PDF_FETCH_LIMIT} bytes`, attempt);

@@ -4,7 +4,8 @@
  *
  * Lookups are cached (LRU 1024 entries; positive 5 min for DOIs and 10 min for versions, negative 1 min,
  * transient errors not cached) and concurrent lookups of one key share one request. A lookup never takes the
- * caller's cancellation: it belongs to every caller waiting on it.
+ * caller's cancellation: it belongs to every caller waiting on it. DOI lookups that reach OpenAlex are limited per
+ * caller (issue 20, docs/decisions.md): 429 with `Retry-After` past the limit.
  */
 import { LRUCache } from 'lru-cache';
 import { looksLikeDoi, normaliseDoi } from '../../shared/doi.js';
@@ -12,6 +13,7 @@ import {
   type DomainError,
   InvalidInputError,
   NotFoundError,
+  RateLimitedError,
   UnavailableError,
   UpstreamError,
 } from '../../shared/domain-errors.js';
@@ -22,6 +24,7 @@ import {
   type PreprintId,
   type VersionedPreprintId,
 } from '../../shared/ids.js';
+import { FixedWindowLimiter, RATE_RULES } from '../auth/rate-limit.js';
 import type { Clock } from './clock.js';
 import type { OpenAlexClient } from './openalex-client.js';
 import { FetchFailure, type PreprintFetcher } from './preprint-fetcher.js';
@@ -72,8 +75,13 @@ export interface ResolverDeps {
 export class Resolver {
   private readonly dois: LRUCache<string, Found<string>>;
   private readonly versions: LRUCache<string, Found<number>>;
+  /** DOIs whose OpenAlex lookup is in flight: a caller joining one causes no request of its own. */
+  private readonly doisInFlight = new Set<string>();
+  /** OpenAlex lookups per caller (issue 20): a loop over DOIs cannot become a flood of upstream requests. */
+  private readonly lookups: FixedWindowLimiter;
 
   constructor(private readonly deps: ResolverDeps) {
+    this.lookups = new FixedWindowLimiter(() => deps.clock.now());
     // `ttlResolution: 0`: read the clock on every check (lru-cache otherwise reuses a reading for up to 1 ms).
     const perf = { now: () => deps.clock.now() };
     this.dois = new LRUCache<string, Found<string>>({
@@ -108,8 +116,12 @@ export class Resolver {
     });
   }
 
-  /** Paper-access input: canonical, versionless or bare old-style id, or a DOI. */
-  async resolve(raw: string): Promise<ResolveOutcome> {
+  /**
+   * Paper-access input: canonical, versionless or bare old-style id, or a DOI. `caller` keys the limit on DOI
+   * lookups that reach OpenAlex (`RATE_RULES.doiLookup`: a DOI neither cached nor in flight counts); `null` is
+   * not limited.
+   */
+  async resolve(raw: string, caller: string | null = null): Promise<ResolveOutcome> {
     if (!looksLikeDoi(raw)) return this.resolveArxivId(raw, `invalid preprint id or DOI: ${JSON.stringify(raw)}`);
     const normal = normaliseDoi(raw);
     if (!normal.ok) {
@@ -128,7 +140,18 @@ export class Resolver {
         raw,
       );
     }
+    const asksOpenAlex = !this.dois.has(doi) && !this.doisInFlight.has(doi);
+    if (asksOpenAlex && caller !== null) {
+      try {
+        this.lookups.hit(RATE_RULES.doiLookup, caller);
+      } catch (err) {
+        if (!(err instanceof RateLimitedError)) throw err;
+        const retryAfterSeconds = err.retryAfterSeconds ?? 1;
+        return failed(new RateLimitedError(err.message, { fields, retryAfterSeconds }), raw);
+      }
+    }
     let found: Found<string> | undefined;
+    if (asksOpenAlex) this.doisInFlight.add(doi);
     try {
       found = await this.dois.fetch(doi);
     } catch (err) {
@@ -137,6 +160,8 @@ export class Resolver {
         cause: err,
       });
       return failed(error, raw);
+    } finally {
+      if (asksOpenAlex) this.doisInFlight.delete(doi);
     }
     const parsed = found?.value ? parsePreprintId(found.value) : null;
     if (!parsed) {

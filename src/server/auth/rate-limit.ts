@@ -16,6 +16,8 @@ export const RATE_RULES = {
   deviceCode: { name: 'POST /api/oauth/device/code', limit: 30 },
   userCodeFailures: { name: 'failed user-code attempts', limit: 5 },
   superuserLogin: { name: 'failed superuser sign-ins', limit: 10 },
+  /** Paper-access DOI resolutions that ask OpenAlex (issue 20), per credential; cache hits do not count. */
+  doiLookup: { name: 'DOI resolutions through OpenAlex (cached DOIs do not count)', limit: 30 },
 } as const satisfies Record<string, RateRule>;
 
 export function rateLimitExceeded(rule: RateRule, retryAfterS: number): RateLimitedError {

@@ -2,10 +2,12 @@
  * The `npm pack` tarball of the running package, which pksd offers at `/dist/pks-<version>.tgz` so that its
  * installer can install exactly this server (issue 13). A package cannot contain its own tarball, so it is built on
  * the first request into `<SVC_DATA_DIR>/dist/` with the npm found on the server's PATH, once per process (a
- * rebuilt checkout with an unchanged version is packed afresh after a restart), one build at a time.
+ * rebuilt checkout with an unchanged version is packed afresh after a restart), one build at a time. Its SHA-256 is
+ * taken once, as packed: a file changed on disk afterwards no longer matches the published digest.
  */
 import { spawn } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { createReadStream } from 'node:fs';
 import { mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -22,6 +24,8 @@ const PACK_TIMEOUT_MS = 120_000;
 export interface TarballFile {
   readonly path: string;
   readonly size: number;
+  /** SHA-256 (hex) of the bytes as packed: `/dist/<tarball>.sha256` publishes it for the installer to check. */
+  readonly sha256: string;
 }
 
 export interface PackageTarballOptions {
@@ -52,7 +56,7 @@ export class PackageTarball {
     try {
       const built = await this.built;
       const current = await stat(built.path).catch(() => null);
-      if (current?.isFile()) return { path: built.path, size: current.size };
+      if (current?.isFile()) return { ...built, size: current.size };
       this.built = null;
       return await this.file();
     } catch (err) {
@@ -72,7 +76,7 @@ export class PackageTarball {
       const produced = await this.pack(work);
       const target = path.join(dir, fileName);
       await rename(path.join(work, produced), target);
-      return { path: target, size: (await stat(target)).size };
+      return { path: target, size: (await stat(target)).size, sha256: await sha256Of(target) };
     } finally {
       await rm(work, { recursive: true, force: true });
     }
@@ -113,6 +117,12 @@ export class PackageTarball {
       });
     });
   }
+}
+
+async function sha256Of(file: string): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest('hex');
 }
 
 const unavailable = (reason: string) =>

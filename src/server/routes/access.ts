@@ -4,11 +4,12 @@
  * Resolution runs first; its defaults are reported in `X-Svc-*` headers on every answer of the request.
  */
 import { Type } from '@sinclair/typebox';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessKind } from '../access/engine.js';
 import type { Resolution, ResolutionFailure } from '../access/resolver.js';
 import type { PaperAccess, TriggerSnapshot } from '../access/service.js';
 import { statusPath } from '../access/snapshot.js';
+import { requestClientKey } from '../http/client.js';
 import { metadataValue as headerSafe } from '../storage/write.js';
 import type { PaperAction, PaperActionName } from './papers.js';
 import { ErrorBody, OpenObject, Timestamp } from './schemas.js';
@@ -20,6 +21,17 @@ function defaultsHeaders(reply: FastifyReply, r: Resolution | ResolutionFailure)
   reply.header('X-Svc-Requested-Id', headerSafe(r.requestedId));
   if (resolvedId !== null) reply.header('X-Svc-Resolved-Id', headerSafe(resolvedId));
   reply.header('X-Svc-Defaults-Applied', r.defaults.join('; '));
+}
+
+/**
+ * Whose DOI lookups count together (issue 20): a user's PATs and sessions share one budget, the system PAT has its
+ * own, and a request without a principal counts by client address.
+ */
+function lookupCaller(request: FastifyRequest): string {
+  const principal = request.principal;
+  if (principal?.userId) return `user:${principal.userId}`;
+  if (principal?.source === 'system-pat') return 'system-pat';
+  return `ip:${requestClientKey(request)}`;
 }
 
 const Queue = Type.Object({
@@ -63,6 +75,7 @@ const resolutionErrors = {
   404: { ...ErrorBody, description: 'DOI unknown to OpenAlex, or no such paper on arXiv' },
   502: { ...ErrorBody, description: 'OpenAlex or arXiv version lookup failed' },
   503: { ...ErrorBody, description: 'DOI resolution unavailable, or the version lookup is rate-limited' },
+  429: { ...ErrorBody, description: 'too many DOI lookups through OpenAlex for this credential; see Retry-After' },
 };
 
 const STATUS_OF: Readonly<Record<TriggerSnapshot['outcome'], number>> = {
@@ -76,8 +89,8 @@ const STATUS_OF: Readonly<Record<TriggerSnapshot['outcome'], number>> = {
 /** The four paper-access actions for the papers dispatcher. */
 export function accessActions(access: PaperAccess): PaperAction[] {
   /** Resolves the id (answering its error with the `X-Svc-*` headers of the defaults applied so far). */
-  const resolve = async (raw: string, reply: FastifyReply): Promise<Resolution> => {
-    const outcome = await access.resolver.resolve(raw);
+  const resolve = async (raw: string, request: FastifyRequest, reply: FastifyReply): Promise<Resolution> => {
+    const outcome = await access.resolver.resolve(raw, lookupCaller(request));
     if (!outcome.ok) {
       defaultsHeaders(reply, outcome.failure);
       throw outcome.failure.error;
@@ -113,8 +126,8 @@ export function accessActions(access: PaperAccess): PaperAction[] {
         },
       },
     },
-    handle: async (_request, reply, d) => {
-      const resolution = await resolve(d.id, reply);
+    handle: async (request, reply, d) => {
+      const resolution = await resolve(d.id, request, reply);
       const result = await access.trigger(resolution, kind);
       if (result.type === 'content') {
         reply.header('Content-Type', result.contentType).header('Content-Length', String(result.size));
@@ -138,8 +151,8 @@ export function accessActions(access: PaperAccess): PaperAction[] {
         ...resolutionErrors,
       },
     },
-    handle: async (_request, reply, d) => {
-      const resolution = await resolve(d.id, reply);
+    handle: async (request, reply, d) => {
+      const resolution = await resolve(d.id, request, reply);
       return reply.code(200).send(await access.status(resolution, kind));
     },
   });
@@ -157,8 +170,8 @@ export function accessActions(access: PaperAccess): PaperAction[] {
         404: { ...ErrorBody, description: 'no such image, or a resolution 404' },
       },
     },
-    handle: async (_request, reply, d) => {
-      const resolution = await resolve(d.id, reply);
+    handle: async (request, reply, d) => {
+      const resolution = await resolve(d.id, request, reply);
       const content = await access.image(resolution.id, d.name ?? '');
       // Stored bytes of a versioned id never change; nosniff and a sandboxing CSP keep an SVG from running script.
       reply

@@ -1,14 +1,17 @@
 /**
  * Distribution: the `npm pack` tarball installs `pks` and `pksd` into an empty prefix (`npm install -g`); both run
  * from there, and the installed `pksd serve` starts (its native SQLite binding loads) and answers its health
- * check. Needs the npm registry (or a warm npm cache) and a build (`npm run build`).
+ * check. Needs a build (`npm run build`) and the npm cache `npm ci` filled, served on loopback as the registry (no
+ * registry, no network).
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import { startInstalledPksd } from '../support/installed.js';
+import { startLocalRegistry } from '../support/local-registry.js';
 import { REPO_ROOT } from '../support/pks.js';
 
 const dir = mkdtempSync(path.join(os.tmpdir(), 'pks-pack-'));
@@ -32,11 +35,21 @@ describe('npm pack → npm install -g', () => {
       .pop()!;
     expect(name).toMatch(/^pks-\d+\.\d+\.\d+\.tgz$/);
     const prefix = path.join(dir, 'prefix');
-    execFileSync(
-      'npm',
-      ['install', '-g', '--prefix', prefix, '--prefer-offline', '--loglevel=error', path.join(dir, name)],
-      { env, stdio: 'ignore' },
-    );
+    // The registry stood in for by the npm cache `npm ci` filled; async, as the stand-in answers from this process.
+    const registry = await startLocalRegistry({
+      lockfile: path.join(REPO_ROOT, 'package-lock.json'),
+      cacheDir: execFileSync('npm', ['config', 'get', 'cache'], { encoding: 'utf8' }).trim(),
+    });
+    try {
+      await promisify(execFile)(
+        'npm',
+        ['install', '-g', '--prefix', prefix, '--loglevel=error', path.join(dir, name)],
+        { env: { ...env, NPM_CONFIG_REGISTRY: registry.url, NPM_CONFIG_CACHE: path.join(dir, 'npm-cache') } },
+      );
+    } finally {
+      await registry.close();
+    }
+    expect(registry.requests.filter((r) => !r.startsWith('200 '))).toEqual([]);
     const bin = path.join(prefix, 'bin');
     expect(readdirSync(bin).sort()).toEqual(['pks', 'pksd']);
     const clean = { PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: dir };
@@ -56,5 +69,5 @@ describe('npm pack → npm install -g', () => {
     } finally {
       await server.stop();
     }
-  }, 600_000);
+  }, 120_000);
 });

@@ -1,8 +1,11 @@
 /**
  * CONTRACT §11.4 ★: a stored image of a paper by name (`images/<yymm>/<stem>/<name>`, names as the image keys of
- * §9.4), with the legacy read fallback of old-style ids; anything else is `image not found`. The domain method,
+ * §9.4), with the legacy read fallback of old-style ids; anything else (the store's own files included) is `image
+ * not found`. The domain method,
  * then the route (an action of the papers dispatcher) on a running pksd.
  */
+import { readFile } from 'node:fs/promises';
+import path from 'node:path';
 import { buffer } from 'node:stream/consumers';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseVersionedId } from '../../../src/shared/ids.js';
@@ -49,6 +52,12 @@ describe('paper images', () => {
     'a//b.png',
     './fig1.png',
     'x'.repeat(256),
+    // The local store's metadata sidecars and directories are store files, not images.
+    'fig1.png.meta.json',
+    'FIG1.png.META.JSON',
+    'sub/dir/plot.svg.meta.json',
+    'sub',
+    'sub/dir',
   ])('%j → image not found', async (name) => {
     await expect(h.access.image(parseVersionedId('2501.00010v1')!, name)).rejects.toEqual(
       new NotFoundError('image not found'),
@@ -82,6 +91,25 @@ describe('GET /api/papers/{id}/images/{name}', () => {
   it('a missing image is 404 image not found', async () => {
     const res = await s.get('/api/papers/2501.00010v1/images/nope.png');
     expect([res.status, await res.json()]).toEqual([404, { detail: 'image not found' }]);
+  });
+
+  it('the store files beside and above the images are 404 image not found', async () => {
+    await s.papers.store.put('markdown/2501/2501.00010v1.md', Buffer.from('# secret\n'), {
+      contentType: 'text/markdown; charset=utf-8',
+      metadata: { sha256: 'x' },
+    });
+    // The sidecar the local backend keeps next to the image is there to be asked for.
+    const sidecar = path.join(s.config.rawDir, 'images/2501/2501.00010v1/fig1.png.meta.json');
+    expect(JSON.parse(await readFile(sidecar, 'utf8'))).toMatchObject({ content_type: 'image/png' });
+    for (const name of [
+      'fig1.png.meta.json',
+      'fig1.png.META.JSON',
+      '..%2F..%2F..%2Fmarkdown%2F2501%2F2501.00010v1.md',
+      '..%2F..%2F..%2F.versions',
+    ]) {
+      const res = await s.get(`/api/papers/2501.00010v1/images/${name}`);
+      expect([name, res.status, await res.json()]).toEqual([name, 404, { detail: 'image not found' }]);
+    }
   });
 
   it('needs papers:read', async () => {

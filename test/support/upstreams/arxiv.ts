@@ -28,6 +28,8 @@ export interface ArxivDouble extends HttpDouble {
   rateLimitNext(n: number, retryAfterSeconds?: number): void;
   /** `/pdf/<id>` answers 301 to `/pdf-mirror/<id>` (which serves the bytes) while set. */
   redirectPdfs: boolean;
+  /** `/pdf/<id>` of a known paper answers 302 with this `Location` (any URL: `data:`, another host…) while set. */
+  redirectPdfsTo: string | null;
   /** Sends PDF bodies in 64 KiB chunks with this pause between them (0 = at once). */
   pdfChunkDelayMs: number;
   /** Requests of one route (method GET, path only). */
@@ -63,7 +65,8 @@ async function sendPdf(res: ServerResponse, bytes: Buffer, chunkDelayMs: number)
 }
 
 /**
- * arXiv as CONTRACT §12.1 describes it: `GET /pdf/<id>v<N>` → PDF or 404 (optionally via a 301); `GET
+ * arXiv as CONTRACT §12.1 describes it: `GET /pdf/<id>v<N>` → PDF or 404 (optionally via a 301, or a 302 to any
+ * location a test names); `GET
  * /abs/<versionless id>` → HTML whose `og:url` meta tag names the latest version, or 404; scripted answers
  * (429/503 with `Retry-After`, HTML instead of a PDF, …) per route.
  */
@@ -73,7 +76,7 @@ export async function startArxivDouble(options: DoubleOptions = {}): Promise<Arx
   const pdfGate = new Gate();
   let limited = 0;
   let retryAfter = 1;
-  const state = { redirectPdfs: false, pdfChunkDelayMs: 0 };
+  const state = { redirectPdfs: false, redirectPdfsTo: null as string | null, pdfChunkDelayMs: 0 };
   const routeOf = (pathname: string): ArxivRoute | null =>
     pathname.startsWith('/pdf/') || pathname.startsWith('/pdf-mirror/')
       ? 'pdf'
@@ -95,6 +98,9 @@ export async function startArxivDouble(options: DoubleOptions = {}): Promise<Arx
       const bytes = papers.get(pdf[2]!)?.pdfs.get(Number(pdf[3]));
       if (!bytes)
         return sendAnswer(res, { status: 404, headers: { 'content-type': 'text/html' }, body: '<h1>Not Found</h1>' });
+      if (pdf[1] === 'pdf' && state.redirectPdfsTo !== null) {
+        return sendAnswer(res, { status: 302, headers: { location: state.redirectPdfsTo } });
+      }
       if (pdf[1] === 'pdf' && state.redirectPdfs) {
         return sendAnswer(res, { status: 301, headers: { location: `/pdf-mirror/${pdf[2]}v${pdf[3]}` } });
       }
@@ -129,6 +135,12 @@ export async function startArxivDouble(options: DoubleOptions = {}): Promise<Arx
     },
     set redirectPdfs(v: boolean) {
       state.redirectPdfs = v;
+    },
+    get redirectPdfsTo() {
+      return state.redirectPdfsTo;
+    },
+    set redirectPdfsTo(v: string | null) {
+      state.redirectPdfsTo = v;
     },
     get pdfChunkDelayMs() {
       return state.pdfChunkDelayMs;

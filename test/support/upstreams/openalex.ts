@@ -5,6 +5,7 @@ import {
   type Answer,
   type HttpDouble,
   type DoubleOptions,
+  type RecordedRequest,
 } from './http-double.js';
 
 export interface OpenAlexWork {
@@ -27,6 +28,8 @@ export interface OpenAlexDouble extends HttpDouble {
   answerNext(...answers: Answer[]): void;
   /** Pause before answering a work request (coalescing and cancellation tests). */
   delayMs: number;
+  /** The work lookups received (`GET /works/doi:…`), in order: what a rate limit on lookups must bound. */
+  workRequests(): RecordedRequest[];
 }
 
 /** A work whose only location is an arXiv abstract page. */
@@ -75,6 +78,9 @@ export async function startOpenAlexDouble(options: DoubleOptions = {}): Promise<
     },
     set delayMs(v: number) {
       state.delayMs = v;
+    },
+    workRequests() {
+      return double.requests.filter((r) => r.url.startsWith('/works/doi:'));
     },
   };
 }
