@@ -104,6 +104,10 @@ export class UpstreamError extends DomainError {
   }
 }
 
+/** A failure of the object store itself (every store backend throws these; HTTP 500 with the message). */
+export const isObjectStoreError = (err: unknown): err is UpstreamError =>
+  err instanceof UpstreamError && err.upstream === 'object_store';
+
 /** The operation cannot run now or is not configured here (HTTP 503, with `Retry-After` when known). */
 export class UnavailableError extends DomainError {
   readonly kind = 'unavailable' as const;

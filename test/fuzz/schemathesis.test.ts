@@ -1,7 +1,8 @@
 /**
  * Schemathesis against a running pksd (CONTRACT §8.4: the document is generated from the schemas that validate
- * requests, so it must tell the truth): once with the system PAT, once without credentials, with a fixed seed and a
- * bounded budget. No answer is a 5xx, every answer has a documented status, media type, headers and body schema;
+ * requests, so it must tell the truth): with the system PAT, without credentials, with a user session (the
+ * session-only routes past their guard) and with a superuser token (the admin routes past theirs), each with a fixed
+ * seed and a bounded budget. No answer is a 5xx, every answer has a documented status, media type, headers and body schema;
  * afterwards the server still answers and its memory stayed bounded. The counts are printed.
  *
  * The server runs with local storage, a wiki checkout that has an upstream (so pulls succeed), no graph and no
@@ -13,13 +14,16 @@ import { cpSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { REPO_ROOT, startTestServer, type TestServer } from '../support/server.js';
+import { openTestIdentity, REPO_ROOT, startTestServer, testUser, type TestServer } from '../support/server.js';
 
 const SCHEMATHESIS = path.join(REPO_ROOT, '.cache/venv/bin/schemathesis');
 const HOOKS = path.join(import.meta.dirname, 'schemathesis_hooks.py');
 /** Which checks run (all but two, for stated reasons) and the one contract exception. */
 const CONFIG = path.join(import.meta.dirname, 'schemathesis.toml');
 const SYSTEM_PAT = 'schemathesis-system-pat-0001';
+const SUPERUSER = { email: 'fuzz-root@example.org', password: 'schemathesis superuser password' };
+/** Signing out ends every session of the user: the session run leaves that one operation out. */
+const LOGOUT = '/api/collections/users/auth-logout';
 const SEED = '20260501';
 const EXAMPLES_PER_OPERATION = '100';
 /** No answer comes from a port nobody listens on; every upstream call fails at once. */
@@ -72,6 +76,7 @@ describe.sequential('Schemathesis against pksd', () => {
   let dir: string;
   let srv: TestServer;
   let rssAfterStart = 0;
+  const tokens = { session: '', superuser: '' };
 
   beforeAll(async () => {
     dir = mkdtempSync(path.join(os.tmpdir(), 'pks-fuzz-'));
@@ -83,6 +88,15 @@ describe.sequential('Schemathesis against pksd', () => {
       SVC_SCHOLARLY_BASE_URL: CLOSED_PORT,
     });
     expect((await srv.fetch('/api/health')).status).toBe(200);
+    const identity = openTestIdentity(srv.config);
+    try {
+      tokens.session = identity.sessions.issue(testUser(identity, 'alice'));
+      identity.superusers.upsert(SUPERUSER.email, SUPERUSER.password);
+      const superuser = await identity.superusers.authenticate(SUPERUSER.email, SUPERUSER.password);
+      tokens.superuser = identity.superusers.issue(superuser!);
+    } finally {
+      identity.close();
+    }
     rssAfterStart = process.memoryUsage().rss;
   });
   afterAll(async () => {
@@ -90,14 +104,23 @@ describe.sequential('Schemathesis against pksd', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const runs: [string, string[]][] = [
-    ['with the system PAT', ['-H', `Authorization: Bearer ${SYSTEM_PAT}`]],
-    ['without credentials', []],
+  /**
+   * Each run: its credential (read when the run starts: the tokens are made in `beforeAll`), and a request that
+   * only that credential passes, asked afterwards — the credential held for the whole run.
+   */
+  const runs: [string, () => string | null, string | null][] = [
+    ['with the system PAT', () => SYSTEM_PAT, '/api/papers/stats'],
+    ['without credentials', () => null, null],
+    ['with a user session', () => tokens.session, '/api/pat'],
+    ['with a superuser token', () => tokens.superuser, '/api/admin/settings'],
   ];
 
   it.each(runs)(
     '%s: no 5xx, every answer as documented',
-    async (label, credentials) => {
+    async (label, token, probe) => {
+      const credentials = token() === null ? [] : ['-H', `Authorization: Bearer ${token()}`];
+      // Signing out would end the session for the rest of its run.
+      if (token() === tokens.session) credentials.push('--exclude-path', LOGOUT);
       const reportPath = path.join(dir, `report-${label.replace(/\W+/g, '-')}.json`);
       const { code, output } = await runSchemathesis([
         '--config-file',
@@ -136,8 +159,13 @@ describe.sequential('Schemathesis against pksd', () => {
       expect(code, summary).toBe(0);
       expect(report.operations.tested).toBe(report.operations.selected);
       expect(generated).toBeGreaterThan(500);
+      if (probe !== null) {
+        const still = await srv.fetch(probe, { headers: { Authorization: `Bearer ${token()}` } });
+        expect(still.status, `${probe} after the run`).toBe(200);
+      }
     },
-    240_000,
+    // A run takes 1–3 min; on a loaded 2-core machine (load 20) one took 170 s. The budget is the example count.
+    480_000,
   );
 
   it('the server is alive afterwards and its memory stayed bounded', async () => {

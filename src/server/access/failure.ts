@@ -1,8 +1,7 @@
 /**
  * How a paper-access job (or an ingest step running the same machinery) failed (CONTRACT §11.2–11.3).
  */
-import { isDomainError } from '../../shared/domain-errors.js';
-import { ObjectStoreError } from '../storage/object-store.js';
+import { isDomainError, isObjectStoreError } from '../../shared/domain-errors.js';
 
 export type FailureKind = 'fatal' | 'retryable' | 'daily_limit';
 export type FailureStage = 'fetch' | 'convert';
@@ -46,9 +45,8 @@ export function classifyPapersError(err: unknown): PapersErrorClass {
   }
 }
 
-/** The message of a store failure, whichever layer wrapped it. */
+/** The message of a store failure: the store's own (`object store error: …`), any other error's prefixed alike. */
 export function storeErrorText(err: unknown): string {
-  const message = (err as Error).message ?? String(err);
-  if (err instanceof ObjectStoreError) return `object store error: ${message}`;
-  return message.startsWith('object store error') ? message : `object store error: ${message}`;
+  if (isObjectStoreError(err)) return err.message;
+  return `object store error: ${(err as Error).message ?? String(err)}`;
 }

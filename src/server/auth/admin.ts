@@ -1,15 +1,11 @@
-import {
-  InvalidInputError,
-  NotFoundError,
-  RateLimitedError,
-  UnauthenticatedError,
-} from '../../shared/domain-errors.js';
+import { InvalidInputError, NotFoundError, RateLimitedError } from '../../shared/domain-errors.js';
 import { ConcurrencyGate } from './gate.js';
 import type { PatService, PatRecord } from './pats.js';
-import { PB_AUTH_FAILED, PB_NOT_FOUND, PB_SUPERUSER_REQUIRED } from './pocketbase.js';
+import { PB_AUTH_FAILED, PB_NOT_FOUND, pbToken } from './pocketbase.js';
+import type { AdminCredentialResolver, Principal, RecordCaller, SuperuserPrincipal } from './principal.js';
 import { RATE_RULES, type FixedWindowLimiter } from './rate-limit.js';
 import type { SessionService } from './sessions.js';
-import { superuserRecord, type Superuser, type SuperuserService } from './superusers.js';
+import { superuserPrincipal, superuserRecord, type Superuser, type SuperuserService } from './superusers.js';
 import { pbDate } from './time.js';
 import { userRecord, type UserStore } from './users.js';
 
@@ -55,10 +51,11 @@ export function parseUserFilter(filter: unknown): string | null | 'invalid' {
 }
 
 /**
- * The superuser side (CONTRACT §7.9): password sign-in (10 failures/min/IP) and the admin data routes, which
- * accept superuser tokens only — except that a user's session may list and delete its own PATs.
+ * The superuser side (CONTRACT §7.9): password sign-in (10 failures/min/IP), the credentials of the admin routes
+ * (their guards resolve them here) and the admin data operations, which take the verified caller: a superuser —
+ * or, for a user's own PATs, the user of a session.
  */
-export class AdminService {
+export class AdminService implements AdminCredentialResolver {
   constructor(
     private readonly superusers: SuperuserService,
     private readonly users: UserStore,
@@ -94,15 +91,20 @@ export class AdminService {
     return { token: this.superusers.issue(s), record: superuserRecord(s) };
   }
 
-  /** The superuser of a token, or 401 in PocketBase's shape. */
-  requireSuperuser(token: string | null): Superuser {
-    const s = token ? this.superusers.verify(token) : null;
-    if (!s) throw new UnauthenticatedError(PB_SUPERUSER_REQUIRED);
-    return s;
+  /** The superuser of a PocketBase token (`Bearer` or raw), or `null`. */
+  superuser(authorization: string | undefined): SuperuserPrincipal | null {
+    const token = pbToken(authorization);
+    const s = token === null ? null : this.superusers.verify(token);
+    return s === null ? null : superuserPrincipal(s);
   }
 
-  listUsers(token: string | null, query: { page?: unknown; perPage?: unknown }) {
-    this.requireSuperuser(token);
+  /** The user session of a PocketBase token (`Bearer` or raw), or `null`. */
+  session(authorization: string | undefined): Principal | null {
+    const token = pbToken(authorization);
+    return token === null ? null : this.sessions.principal(token);
+  }
+
+  listUsers(_by: SuperuserPrincipal, query: { page?: unknown; perPage?: unknown }) {
     const pageNo = intParam(query.page, 1, 1, Number.MAX_SAFE_INTEGER);
     const perPage = intParam(query.perPage, PER_PAGE_DEFAULT, 1, PER_PAGE_MAX);
     const total = this.users.count();
@@ -110,20 +112,17 @@ export class AdminService {
     return page(items, pageNo, perPage, total);
   }
 
-  deleteUser(token: string | null, id: string): void {
-    this.requireSuperuser(token);
+  deleteUser(_by: SuperuserPrincipal, id: string): void {
     if (!this.deleteUserFn(id)) throw new NotFoundError(PB_NOT_FOUND);
   }
 
-  /** Ends every session of a user (superuser); its PATs are untouched. */
-  revokeSessions(token: string | null, id: string): void {
-    this.requireSuperuser(token);
+  /** Ends every session of a user; its PATs are untouched. */
+  revokeSessions(_by: SuperuserPrincipal, id: string): void {
     if (!this.sessions.revokeAll(id)) throw new NotFoundError(PB_NOT_FOUND);
   }
 
   /** Superuser: every PAT (or one user's); a user session: only its own. */
-  listPats(token: string | null, query: { page?: unknown; perPage?: unknown; filter?: unknown }) {
-    const caller = this.caller(token);
+  listPats(caller: RecordCaller, query: { page?: unknown; perPage?: unknown; filter?: unknown }) {
     const filterUser = parseUserFilter(query.filter);
     if (filterUser === 'invalid')
       throw new InvalidInputError('Something went wrong while processing your request. Invalid filter.');
@@ -137,18 +136,8 @@ export class AdminService {
   }
 
   /** Owner or superuser; purges the verify cache. */
-  deletePat(token: string | null, id: string): void {
-    const caller = this.caller(token);
+  deletePat(caller: RecordCaller, id: string): void {
     const revoked = this.pats.revoke(id, caller.kind === 'superuser' ? undefined : caller.userId);
     if (!revoked) throw new NotFoundError(PB_NOT_FOUND);
-  }
-
-  private caller(token: string | null): { kind: 'superuser' } | { kind: 'user'; userId: string } {
-    if (token) {
-      if (this.superusers.verify(token)) return { kind: 'superuser' };
-      const user = this.sessions.verify(token);
-      if (user) return { kind: 'user', userId: user.id };
-    }
-    throw new UnauthenticatedError(PB_SUPERUSER_REQUIRED);
   }
 }

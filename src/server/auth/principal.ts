@@ -22,3 +22,22 @@ export interface CredentialResolver {
 
 /** One link of the credential chain: a principal for a token it recognises, else `null`. */
 export type CredentialVerifier = (token: string, touch: boolean) => Promise<Principal | null>;
+
+/** A verified superuser (CONTRACT §7.9): what the admin services receive instead of a token. */
+export interface SuperuserPrincipal {
+  readonly kind: 'superuser';
+  readonly id: string;
+  readonly email: string;
+}
+
+/** The caller of an "owner or superuser" route: a verified superuser, or the user of a verified session. */
+export type RecordCaller = SuperuserPrincipal | { readonly kind: 'user'; readonly userId: string };
+
+/**
+ * Resolves the PocketBase-shaped credentials of the admin routes (CONTRACT §7.1, §7.9): `Bearer <token>` or the raw
+ * token, as the PocketBase SDK sends it. Each answers `null` for anything but a valid token of its kind.
+ */
+export interface AdminCredentialResolver {
+  superuser(authorization: string | undefined): SuperuserPrincipal | null;
+  session(authorization: string | undefined): Principal | null;
+}

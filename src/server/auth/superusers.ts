@@ -1,6 +1,7 @@
 import { randomBytes, scrypt as scryptCb, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import type { Db } from '../db/database.js';
 import { AuthTokenIssuer } from './auth-tokens.js';
+import type { SuperuserPrincipal } from './principal.js';
 import { recordId } from './random.js';
 import { pbDate, type Clock } from './time.js';
 import { newTokenKey } from './users.js';
@@ -76,6 +77,13 @@ export function superuserRecord(s: Superuser) {
     updated: pbDate(s.updated),
   };
 }
+
+/** The typed principal of a verified superuser. */
+export const superuserPrincipal = (s: Superuser): SuperuserPrincipal => ({
+  kind: 'superuser',
+  id: s.id,
+  email: s.email,
+});
 
 /** Email + password accounts for the admin UI; outside the login allow-list (the recovery path). */
 export class SuperuserService {

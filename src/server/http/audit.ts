@@ -21,8 +21,12 @@ export function userHeaderBinding(userHeader: string | null) {
   };
 }
 
-/** The audit label of an authenticated request: `system-pat`, `pat` or `session`, and the user. */
+/** The audit label of an authenticated request: `system-pat`, `pat`, `session` or `superuser`, and who. */
 export function bindPrincipal(request: FastifyRequest): void {
+  if (request.superuser) {
+    bindLog(request, { auth: 'superuser', superuser_id: request.superuser.id });
+    return;
+  }
   const principal = request.principal;
   if (!principal) return;
   bindLog(request, { auth: principal.source, ...(principal.userId ? { user_id: principal.userId } : {}) });

@@ -8,7 +8,7 @@ import type { FastifyPluginAsyncTypebox, TypeBoxTypeProvider } from '@fastify/ty
 import type { FastifyBaseLogger, FastifyInstance, RawServerDefault } from 'fastify';
 import type { Logger } from 'pino';
 import type { Identity } from '../auth/identity.js';
-import type { CredentialResolver, Principal } from '../auth/principal.js';
+import type { CredentialResolver, Principal, SuperuserPrincipal } from '../auth/principal.js';
 import type { Config } from '../config/types.js';
 import type { HealthService } from '../health/service.js';
 import type { PaperAccess } from '../access/service.js';
@@ -75,6 +75,8 @@ declare module 'fastify' {
   interface FastifyRequest {
     /** The resolved credential, set by the route policy hook on guarded routes. */
     principal: Principal | null;
+    /** The superuser an admin guard verified (CONTRACT §7.9), else `null`. */
+    superuser: SuperuserPrincipal | null;
   }
   interface FastifyContextConfig {
     /** The route's guard decision (required: a route without one is refused at registration). */

@@ -10,7 +10,6 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { ConnectionError, FastifyError, FastifyReply, FastifyRequest } from 'fastify';
 import { DomainError, UpstreamError, type DomainErrorKind } from '../../shared/domain-errors.js';
-import { ObjectStoreError } from '../storage/object-store.js';
 import { API_HEADERS, isApiPath, pathOf, requestPath, setApiHeaders } from './headers.js';
 import { HttpError } from './http-error.js';
 import { SECURITY_HEADERS } from './security-headers.js';
@@ -47,15 +46,6 @@ interface Answer {
   readonly headers: Readonly<Record<string, string>>;
 }
 
-/**
- * The storage module's own error, until it throws the domain error itself: a failing object store is
- * `UpstreamError('object_store', 'object store error: <message>')` (500, SPEC "Errors").
- */
-const fromStore = (err: unknown): unknown =>
-  err instanceof ObjectStoreError
-    ? new UpstreamError('object_store', `object store error: ${err.message}`, { cause: err })
-    : err;
-
 /** Paths the error chain names (Node's file-system errors carry `path` and `dest`), longest first. */
 function namedPaths(err: unknown): string[] {
   const paths = new Set<string>();
@@ -85,8 +75,7 @@ function answerFor(err: unknown): Answer {
   return { ...answer, detail: withoutServerPaths(answer.detail, err, answer.status) };
 }
 
-function rawAnswerFor(err: unknown): Answer {
-  const error = fromStore(err);
+function rawAnswerFor(error: unknown): Answer {
   if (error instanceof DomainError) {
     const status = statusOf(error);
     const headers: Record<string, string> = {};

@@ -1,6 +1,7 @@
 /**
  * The OpenAPI 2.0 document (CONTRACT §8.4), generated from the route schemas and the route policies: every
- * guarded operation declares the `Bearer` security requirement and its 401/403 answers, rate-limited ones their
+ * guarded operation — the admin routes' superuser guards included — declares the `Bearer` security requirement
+ * (from its guard, never from its schema) and its 401/403 answers, rate-limited ones their
  * 429, operations with inputs their 400 (and 413/415 with a body). Dispatcher actions (`/api/papers/*`) are
  * documented as their own paths. The result is made Swagger-2.0-valid: unions become `x-nullable` or merged
  * objects, `const` becomes `enum`, draft-6 exclusive bounds become draft-4 ones.
@@ -66,7 +67,10 @@ function policyResponses(
     out[413] = described(error, 'body over its size cap');
     out[415] = described(error, 'unsupported Content-Type');
   }
-  if (guard.kind !== 'public') {
+  if (guard.kind === 'superuser') out[401] = described(PbError, 'no valid superuser token');
+  else if (guard.kind === 'superuser-or-session') {
+    out[401] = described(PbError, 'neither a valid superuser token nor a user session');
+  } else if (guard.kind !== 'public') {
     out[401] = described(ErrorBody, 'no credential, or an invalid, expired or foreign one');
     out[403] =
       guard.kind === 'scope'
@@ -88,6 +92,10 @@ function withJsonErrors(produces: unknown, responses: Responses): { produces?: s
   return { produces: errors && !produces.includes(json) ? [...(produces as string[]), json] : [...produces] };
 }
 
+/**
+ * The security requirement of a guarded operation comes from its guard and overrides the schema's. Only the three
+ * PocketBase session routes (public in the route table, CONTRACT §7.2) declare theirs in the schema.
+ */
 const security = (guard: Guard) => (guard.kind === 'public' ? {} : { security: [{ Bearer: [] }] });
 
 const clone = <T>(value: T): T => JSON.parse(JSON.stringify(value)) as T;

@@ -5,8 +5,7 @@
  */
 import type { FastifyRequest } from 'fastify';
 import { RATE_RULES, type FixedWindowLimiter, type RateRule } from '../auth/rate-limit.js';
-import type { CredentialResolver } from '../auth/principal.js';
-import { enforceGuard } from '../routes/guard.js';
+import { enforceGuard, type GuardResolvers } from '../routes/guard.js';
 import { bindPrincipal } from './audit.js';
 import { requestClientKey } from './client.js';
 import type { RateLimitClass } from './context.js';
@@ -25,12 +24,12 @@ const RATE_CLASSES: Readonly<Record<RateLimitClass, { rule: RateRule; key: (r: F
   deviceCode: { rule: RATE_RULES.deviceCode, key: byIp },
 };
 
-export function routePolicyHook(resolver: CredentialResolver | null, limiter: FixedWindowLimiter) {
+export function routePolicyHook(resolvers: GuardResolvers, limiter: FixedWindowLimiter) {
   return async (request: FastifyRequest): Promise<void> => {
     if (request.is404) return; // the not-found handler serves no data
     const { guard, rateLimitClass } = request.routeOptions.config;
     if (guard === undefined) throw new HttpError(500, 'route without a guard decision (server wiring fault)');
-    await enforceGuard(guard, resolver, request);
+    await enforceGuard(guard, resolvers, request);
     bindPrincipal(request);
     if (rateLimitClass !== undefined) {
       const { rule, key } = RATE_CLASSES[rateLimitClass];

@@ -3,7 +3,6 @@
  * that forbids framing; `/api/*` answers are not stored by caches unless a route says otherwise (they are
  * per-credential, and some carry tokens or PAT plaintexts).
  */
-import { createHash } from 'node:crypto';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isApiPath, requestPath } from './headers.js';
 
@@ -18,25 +17,13 @@ export const HTML_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
   "object-src 'none'; base-uri 'none'; frame-ancestors 'none'";
 
-/** The `'sha256-…'` sources of a page's inline elements of one kind (`script`, `style`). */
-function inlineHashes(html: string, tag: 'script' | 'style'): string {
-  const pattern = new RegExp(`<${tag}>([\\s\\S]*?)</${tag}>`, 'g');
-  const hashes = [...html.matchAll(pattern)].map(
-    (m) => `'sha256-${createHash('sha256').update(m[1]!).digest('base64')}'`,
-  );
-  return hashes.length > 0 ? hashes.join(' ') : "'none'";
-}
-
 /**
- * The policy of a self-contained page (the admin UI): its own inline script and style elements, by hash, and
- * nothing else but same-origin requests.
+ * The policy of the admin UI (CONTRACT §7.9): its own script and style sheet (same-origin files, no inline code),
+ * same-origin requests, nothing else.
  */
-export function selfContainedPageCsp(html: string): string {
-  return (
-    `default-src 'none'; script-src ${inlineHashes(html, 'script')}; style-src ${inlineHashes(html, 'style')}; ` +
-    "connect-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
-  );
-}
+export const ADMIN_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; connect-src 'self'; img-src 'self' data:; " +
+  "form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
 const isHtml = (contentType: unknown): boolean =>
   typeof contentType === 'string' && contentType.toLowerCase().startsWith('text/html');

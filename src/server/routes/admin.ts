@@ -1,17 +1,23 @@
 import { readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
-import { pbToken } from '../auth/pocketbase.js';
+import type { FastifyRequest } from 'fastify';
+import type { RecordCaller, SuperuserPrincipal } from '../auth/principal.js';
 import { requestClientKey } from '../http/client.js';
 import type { RoutePlugin } from '../http/context.js';
-import { selfContainedPageCsp } from '../http/security-headers.js';
-import { PUBLIC } from './guard.js';
+import { ADMIN_CSP } from '../http/security-headers.js';
+import { PUBLIC, recordCaller, SUPERUSER, SUPERUSER_OR_SESSION, verifiedSuperuser, type Guard } from './guard.js';
 import { OpenObject, PbError } from './schemas.js';
 
-/** The admin UI (CONTRACT §7.9): one same-origin page without external assets; `assets/` sits three levels up. */
-const ADMIN_PAGE = readFileSync(new URL('../../../assets/admin.html', import.meta.url), 'utf8');
-const ADMIN_CSP = selfContainedPageCsp(ADMIN_PAGE);
-
-const Unauthorized = { ...PbError, description: 'no superuser token' };
+/**
+ * The admin UI (CONTRACT §7.9): one same-origin page, its script and its style sheet, no external assets;
+ * `assets/` sits three levels up. The script is a file of its own so the page's policy is `script-src 'self'`.
+ */
+const asset = (name: string) => readFileSync(new URL(`../../../assets/${name}`, import.meta.url), 'utf8');
+const ADMIN_PAGE = asset('admin.html');
+const ADMIN_FILES = [
+  { url: '/_/admin.js', type: 'text/javascript; charset=utf-8', produces: 'text/javascript', body: asset('admin.js') },
+  { url: '/_/admin.css', type: 'text/css; charset=utf-8', produces: 'text/css', body: asset('admin.css') },
+] as const;
 
 /** The `?page=&perPage=` of the list routes: positive integers (other values fall back to the defaults). */
 const PageQuery = {
@@ -53,40 +59,42 @@ const SuperuserRecord = Type.Object({
 });
 
 const RecordParams = Type.Object({ id: Type.String() });
-const superuserOnly = [{ Bearer: [] }];
 
 /**
- * Superuser sign-in, the admin data routes and the admin UI (CONTRACT §7.9). The data routes check superuser
- * tokens themselves (PocketBase shapes), so the route table lists them as public.
+ * Superuser sign-in, the admin data routes and the admin UI (CONTRACT §7.9). The data routes declare their guard
+ * in the route table (`SUPERUSER`, or `SUPERUSER_OR_SESSION` for a user's own PATs); the guard answers the
+ * contract's PocketBase-shaped 401 and hands the handler the verified caller.
  */
 export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
   const { identity } = ctx;
   const admin = identity.admin;
 
-  /** An action on one record (`:id`) by the request's PocketBase token, answered with 204. */
-  const recordAction = (
+  /** An action on one record (`:id`) by the verified caller of its guard, answered with 204. */
+  const recordAction = <C>(
     method: 'POST' | 'DELETE',
     url: string,
     summary: string,
-    act: (token: string | null, id: string) => void,
+    guard: { guard: Guard; caller: (request: FastifyRequest) => C },
+    act: (caller: C, id: string) => void,
     done = 'deleted',
   ) =>
     app.route({
       method,
       url,
-      config: { guard: PUBLIC },
+      config: { guard: guard.guard },
       schema: {
         summary,
         tags: ['admin'],
-        security: superuserOnly,
         params: RecordParams,
-        response: { 204: Type.Null({ description: done }), 401: Unauthorized, 404: PbError },
+        response: { 204: Type.Null({ description: done }), 404: PbError },
       },
       handler: async (request, reply) => {
-        act(pbToken(request.headers.authorization), request.params.id);
+        act(guard.caller(request), request.params.id);
         return reply.code(204).send(null);
       },
     });
+  const bySuperuser = { guard: SUPERUSER, caller: verifiedSuperuser };
+  const byOwnerOrSuperuser = { guard: SUPERUSER_OR_SESSION, caller: recordCaller };
 
   app.post(
     '/api/collections/_superusers/auth-with-password',
@@ -115,29 +123,30 @@ export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
   app.get(
     '/api/collections/users/records',
     {
-      config: { guard: PUBLIC },
+      config: { guard: SUPERUSER },
       schema: {
         summary: 'List users (superuser)',
         tags: ['admin'],
-        security: superuserOnly,
         querystring: Type.Object(PageQuery),
-        response: {
-          200: ListPage(Type.Object({ id: Type.String() }, { additionalProperties: true })),
-          401: Unauthorized,
-        },
+        response: { 200: ListPage(Type.Object({ id: Type.String() }, { additionalProperties: true })) },
       },
     },
-    async (request) => admin.listUsers(pbToken(request.headers.authorization), request.query),
+    async (request) => admin.listUsers(verifiedSuperuser(request), request.query),
   );
 
-  recordAction('DELETE', '/api/collections/users/records/:id', 'Delete a user and its PATs (superuser)', (token, id) =>
-    admin.deleteUser(token, id),
+  recordAction(
+    'DELETE',
+    '/api/collections/users/records/:id',
+    'Delete a user and its PATs (superuser)',
+    bySuperuser,
+    (su: SuperuserPrincipal, id) => admin.deleteUser(su, id),
   );
   recordAction(
     'POST',
     '/api/admin/users/:id/revoke-sessions',
     "End every session of a user (superuser); the user's PATs are untouched",
-    (token, id) => admin.revokeSessions(token, id),
+    bySuperuser,
+    (su: SuperuserPrincipal, id) => admin.revokeSessions(su, id),
     'sessions ended',
   );
 
@@ -145,12 +154,13 @@ export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
     '/api/collections/pat_tokens/records',
     {
       config: {
-        guard: PUBLIC,
+        guard: SUPERUSER_OR_SESSION,
         openapi: {
           querystring: Type.Object({
             ...PageQuery,
             filter: Type.Optional(
-              Type.String({ pattern: `^\\s*\\(?\\s*user\\s*=\\s*(['"])[A-Za-z0-9_-]+\\1\\s*\\)?\\s*$` }),
+              // Empty means no filter.
+              Type.String({ pattern: `^$|^\\s*\\(?\\s*user\\s*=\\s*(['"])[A-Za-z0-9_-]+\\1\\s*\\)?\\s*$` }),
             ),
           }),
         },
@@ -158,58 +168,49 @@ export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
       schema: {
         summary: "List PATs (superuser: all or filter=user='<id>'; a user session: its own)",
         tags: ['admin'],
-        security: superuserOnly,
         querystring: Type.Object({ ...PageQuery, filter: Type.Optional(Type.String()) }),
-        response: { 200: ListPage(PatItem), 401: Unauthorized },
+        response: { 200: ListPage(PatItem) },
       },
     },
-    async (request) => admin.listPats(pbToken(request.headers.authorization), request.query),
+    async (request) => admin.listPats(recordCaller(request), request.query),
   );
 
-  recordAction('DELETE', '/api/collections/pat_tokens/records/:id', 'Revoke a PAT (owner or superuser)', (token, id) =>
-    admin.deletePat(token, id),
+  recordAction(
+    'DELETE',
+    '/api/collections/pat_tokens/records/:id',
+    'Revoke a PAT (owner or superuser)',
+    byOwnerOrSuperuser,
+    (caller: RecordCaller, id) => admin.deletePat(caller, id),
   );
 
   app.get(
     '/api/admin/settings',
     {
-      config: { guard: PUBLIC },
+      config: { guard: SUPERUSER },
       schema: {
         summary: 'Effective settings, secrets masked (superuser)',
         tags: ['admin'],
-        security: superuserOnly,
         response: {
           200: Type.Object({
             settings: Type.Array(Type.Object({ name: Type.String(), value: Type.String(), source: Type.String() })),
           }),
-          401: Unauthorized,
         },
       },
     },
-    async (request) => {
-      admin.requireSuperuser(pbToken(request.headers.authorization));
-      return { settings: identity.settings().map((s) => ({ name: s.name, value: s.value, source: s.source })) };
-    },
+    async () => ({ settings: identity.settings().map((s) => ({ name: s.name, value: s.value, source: s.source })) }),
   );
 
   app.get(
     '/api/admin/health',
     {
-      config: { guard: PUBLIC },
+      config: { guard: SUPERUSER },
       schema: {
         summary: 'The unredacted health body (superuser)',
         tags: ['admin'],
-        security: superuserOnly,
-        response: {
-          200: OpenObject({ code: Type.Literal(200), message: Type.String(), data: OpenObject({}) }),
-          401: Unauthorized,
-        },
+        response: { 200: OpenObject({ code: Type.Literal(200), message: Type.String(), data: OpenObject({}) }) },
       },
     },
-    async (request) => {
-      admin.requireSuperuser(pbToken(request.headers.authorization));
-      return ctx.health.check();
-    },
+    async () => ctx.health.check(),
   );
 
   app.get(
@@ -230,6 +231,21 @@ export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
         .header('Content-Security-Policy', ADMIN_CSP)
         .send(ADMIN_PAGE),
   );
+  for (const file of ADMIN_FILES) {
+    app.get(
+      file.url,
+      {
+        config: { guard: PUBLIC },
+        schema: {
+          summary: `The admin UI's ${file.url.endsWith('.js') ? 'script' : 'style sheet'}`,
+          tags: ['admin'],
+          produces: [file.produces],
+          response: { 200: Type.String({ description: file.url.slice(3) }) },
+        },
+      },
+      async (_request, reply) => reply.type(file.type).header('Cache-Control', 'no-store').send(file.body),
+    );
+  }
   app.get(
     '/_',
     {

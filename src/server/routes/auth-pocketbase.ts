@@ -147,7 +147,8 @@ export const pocketbaseRoutes: RoutePlugin = async (app, { ctx }) => {
       schema: {
         summary: 'Read your own user record (any record for a superuser)',
         tags: ['pocketbase'],
-        security: [{ Bearer: [] }],
+        // Optional, as in PocketBase: without a token the answer is the 404 of a record you may not see (§7.2).
+        security: [{ Bearer: [] }, {}],
         params: Type.Object({ id: Type.String() }),
         response: { 200: UserRecord, 404: { ...PbError, description: "The requested resource wasn't found." } },
       },

@@ -9,7 +9,8 @@ import { copyFile, mkdir, readFile, rename, rm, stat, writeFile } from 'node:fs/
 import path from 'node:path';
 import type { Readable } from 'node:stream';
 import { GetObjectCommand, HeadObjectCommand, PutObjectCommand, type S3Client } from '@aws-sdk/client-s3';
-import { UpstreamError } from '../../shared/domain-errors.js';
+import type { UpstreamError } from '../../shared/domain-errors.js';
+import { objectStoreError } from '../storage/object-store.js';
 
 export interface StoredObject {
   readonly size: number;
@@ -30,7 +31,7 @@ export interface SnapshotBucket {
 const SIDECAR = '.meta.json';
 
 const storeError = (op: string, key: string, err: unknown): UpstreamError =>
-  new UpstreamError('object_store', `object store error: ${op} ${key}: ${(err as Error).message}`, { cause: err });
+  objectStoreError(`${op} ${key}: ${(err as Error).message}`, err);
 
 export class LocalSnapshotBucket implements SnapshotBucket {
   constructor(readonly root: string) {}

@@ -9,11 +9,12 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, constants as fsConstants } from 'node:fs';
 import { copyFile, link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { isObjectStoreError, type UpstreamError } from '../../shared/domain-errors.js';
 import { INDEX_BUCKET_KEY, routeKey, routeObjectKey } from './keys.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { ownedTempName, removeStaleTemps } from './temp-files.js';
 import {
-  ObjectStoreError,
+  objectStoreError,
   type IndexObject,
   type ListedObject,
   type ObjectBody,
@@ -38,9 +39,9 @@ interface Sidecar {
 
 const isCode = (err: unknown, code: string) => (err as NodeJS.ErrnoException | null)?.code === code;
 
-function wrap(op: string, key: string, err: unknown): ObjectStoreError {
-  if (err instanceof ObjectStoreError) return err;
-  return new ObjectStoreError(`${op} ${key}: ${(err as Error).message}`, { cause: err });
+function wrap(op: string, key: string, err: unknown): UpstreamError {
+  if (isObjectStoreError(err)) return err;
+  return objectStoreError(`${op} ${key}: ${(err as Error).message}`, err);
 }
 
 /** `yyyymmddThhmmssZ` in UTC. */
@@ -154,6 +155,11 @@ export class LocalObjectStore implements ObjectStore {
       }
       try {
         const st = await handle.stat();
+        // `open` succeeds on a directory (`sub` of `sub/a.png`); only files are objects.
+        if (!st.isFile()) {
+          await handle.close();
+          return null;
+        }
         const info = await this.info(key, content, st);
         return { info, body: handle.createReadStream({ autoClose: true }) };
       } catch (err) {
@@ -314,7 +320,7 @@ export class LocalObjectStore implements ObjectStore {
   async deleteVersion(key: string, versionId: string): Promise<void> {
     routeObjectKey(key);
     if (versionId === 'current' || !/^\d{8}T\d{6}Z-[0-9a-f]{6}$/.test(versionId)) {
-      throw new ObjectStoreError(`delete version ${key}: not a noncurrent version id: ${versionId}`);
+      throw objectStoreError(`delete version ${key}: not a noncurrent version id: ${versionId}`);
     }
     const file = path.join(this.root, VERSIONS_DIR, ...key.split('/'), versionId);
     try {

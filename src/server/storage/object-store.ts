@@ -3,6 +3,7 @@
  * (CONTRACT §3). Keys are app keys (`pdf/…`, `markdown/…`, `images/…`).
  */
 import type { Readable } from 'node:stream';
+import { UpstreamError } from '../../shared/domain-errors.js';
 
 export interface ObjectInfo {
   /** App key. */
@@ -61,12 +62,12 @@ export interface IndexObject {
   readonly etag: string;
 }
 
-/** Any failure of the store itself (maps to 500 `object store error: <message>`). */
-export class ObjectStoreError extends Error {
-  constructor(message: string, options?: { cause?: unknown }) {
-    super(message, options);
-    this.name = 'ObjectStoreError';
-  }
+/**
+ * Any failure of the store itself: the domain's `UpstreamError('object_store')` with the message
+ * `object store error: <op> <key>: <reason>`, answered 500 with that message (SPEC "Errors").
+ */
+export function objectStoreError(detail: string, cause?: unknown): UpstreamError {
+  return new UpstreamError('object_store', `object store error: ${detail}`, cause === undefined ? {} : { cause });
 }
 
 export interface ObjectStore {

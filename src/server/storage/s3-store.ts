@@ -17,10 +17,11 @@ import {
 } from '@aws-sdk/client-s3';
 import { getSignedUrl } from '@aws-sdk/s3-request-presigner';
 import type { Logger } from 'pino';
+import { isObjectStoreError, type UpstreamError } from '../../shared/domain-errors.js';
 import { ASSET_KINDS, type AssetKind } from '../../shared/ids.js';
 import { INDEX_BUCKET_KEY, INDEX_CONTENT_TYPE, routeKey, routeObjectKey } from './keys.js';
 import {
-  ObjectStoreError,
+  objectStoreError,
   type CallOptions,
   type IndexObject,
   type ListedObject,
@@ -55,14 +56,14 @@ function isPreconditionFailure(err: unknown): boolean {
   return status === 409 && codeOf(err) === 'ConditionalRequestConflict';
 }
 
-function wrap(op: string, key: string, err: unknown): ObjectStoreError {
-  if (err instanceof ObjectStoreError) return err;
+function wrap(op: string, key: string, err: unknown): UpstreamError {
+  if (isObjectStoreError(err)) return err;
   const e = err as S3ErrorShape;
   const status = statusOf(err);
   const code = codeOf(err);
   const message =
     e?.message && e.message !== 'UnknownError' ? e.message : `${code ?? 'error'}${status ? ` (HTTP ${status})` : ''}`;
-  return new ObjectStoreError(`${op} ${key}: ${message}`, { cause: err });
+  return objectStoreError(`${op} ${key}: ${message}`, err);
 }
 
 const START_TIMEOUT_MS = 5_000;

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { RegisteredRoute } from '../../../src/server/http/context.js';
 import type { Identity } from '../../../src/server/auth/identity.js';
+import { PB_SUPERUSER_REQUIRED } from '../../../src/server/auth/pocketbase.js';
 import { AUTH_REQUIRED, INVALID_CREDENTIAL, SESSION_REQUIRED, type Guard } from '../../../src/server/routes/guard.js';
 import { SCOPE_NAMES, scopesCover } from '../../../src/shared/scopes.js';
 import { openTestIdentity, startTestServer, testUser, type TestServer } from '../../support/server.js';
@@ -9,7 +10,10 @@ const SYSTEM_PAT = 'system-pat-for-guard-matrix-01';
 const NARROW_SYSTEM_PAT = 'narrow-system-pat-for-matrix-02';
 const NARROW_SCOPES = ['wiki:read', 'graph:read'];
 
-/** The guard CONTRACT §7.4 assigns to a route (PocketBase-style routes check their own tokens: public here). */
+/**
+ * The guard CONTRACT §7.4 and §7.9 assign to a route: the admin data routes take a superuser token (a user's own PATs
+ * also a session); the other PocketBase-style routes check their own tokens (public here).
+ */
 export function expectedGuard(method: string, url: string): Guard {
   const is = (re: RegExp) => re.test(url);
   if (is(/^\/api\/pat(\/:[^/]+)?$/)) return { kind: 'session' };
@@ -17,7 +21,11 @@ export function expectedGuard(method: string, url: string): Guard {
   if (is(/^\/api\/oauth\/device\/(approve|deny)$/)) return { kind: 'session' };
   if (is(/^\/api\/(health|server\/info|pat\/scopes|rag\/healthz|oauth2-redirect)$/)) return { kind: 'public' };
   if (is(/^\/api\/oauth\/device\/(code|token)$/) && method === 'POST') return { kind: 'public' };
-  if (is(/^\/api\/collections\//) || is(/^\/api\/admin\//)) return { kind: 'public' };
+  if (is(/^\/api\/collections\/pat_tokens\/records(\/:id)?$/)) return { kind: 'superuser-or-session' };
+  if (url === '/api/collections/users/records' || (url === '/api/collections/users/records/:id' && method === 'DELETE'))
+    return { kind: 'superuser' };
+  if (is(/^\/api\/admin\//)) return { kind: 'superuser' };
+  if (is(/^\/api\/collections\//)) return { kind: 'public' };
   if (is(/^\/api\/(pages|stats$|search$|wiki\/sync\/status$)/)) return { kind: 'scope', obj: 'wiki', act: 'read' };
   if (url === '/api/wiki/sync/pull') return { kind: 'scope', obj: 'wiki', act: 'write' };
   if (is(/^\/api\/graph\//)) return { kind: 'scope', obj: 'graph', act: 'read' };
@@ -31,6 +39,13 @@ export function expectedGuard(method: string, url: string): Guard {
   throw new Error(`no guard expectation for ${method} ${url}: add it to the matrix`);
 }
 
+/** A signed-in superuser's token (CONTRACT §7.9). */
+async function superuserToken(identity: Identity): Promise<string> {
+  identity.superusers.upsert('matrix-root@example.org', 'matrix superuser password');
+  const su = await identity.superusers.authenticate('matrix-root@example.org', 'matrix superuser password');
+  return identity.superusers.issue(su!);
+}
+
 /** Whether a dispatched action of the route table serves the concrete sample path of a wildcard route. */
 let registered: (route: RegisteredRoute, path: string) => boolean = () => false;
 
@@ -38,16 +53,24 @@ interface Credential {
   readonly label: string;
   readonly token: string | null;
   /** Scopes the credential holds, or the outcome it must get regardless of the route. */
-  readonly kind: 'none' | 'invalid' | 'pat' | 'system' | 'session';
+  readonly kind: 'none' | 'invalid' | 'pat' | 'system' | 'session' | 'superuser';
   readonly scopes: readonly string[];
 }
 
-type Outcome = { status: 401; detail: string } | { status: 403; body: Record<string, unknown> } | 'pass';
+type Outcome = { status: 401; body: Record<string, unknown> } | { status: 403; body: Record<string, unknown> } | 'pass';
+
+const SUPERUSER_REQUIRED_BODY = { status: 401, message: PB_SUPERUSER_REQUIRED, data: {} };
 
 function expectedOutcome(guard: Guard, cred: Credential): Outcome {
   if (guard.kind === 'public') return 'pass';
-  if (cred.kind === 'none') return { status: 401, detail: AUTH_REQUIRED };
-  if (cred.kind === 'invalid') return { status: 401, detail: INVALID_CREDENTIAL };
+  if (guard.kind === 'superuser' || guard.kind === 'superuser-or-session') {
+    const admitted = cred.kind === 'superuser' || (guard.kind === 'superuser-or-session' && cred.kind === 'session');
+    return admitted ? 'pass' : { status: 401, body: SUPERUSER_REQUIRED_BODY };
+  }
+  // A superuser token is not a credential for the other /api/* routes (CONTRACT §7.1).
+  if (cred.kind === 'superuser') return { status: 401, body: { detail: INVALID_CREDENTIAL } };
+  if (cred.kind === 'none') return { status: 401, body: { detail: AUTH_REQUIRED } };
+  if (cred.kind === 'invalid') return { status: 401, body: { detail: INVALID_CREDENTIAL } };
   if (guard.kind === 'session')
     return cred.kind === 'session' ? 'pass' : { status: 403, body: { detail: SESSION_REQUIRED } };
   if (guard.kind === 'auth' || scopesCover(cred.scopes, guard.obj, guard.act)) return 'pass';
@@ -105,6 +128,7 @@ describe('guard matrix: every /api/* route × every credential kind', () => {
       ...SCOPE_NAMES.map((s): Credential => ({ label: `PAT ${s}`, token: mint([s]), kind: 'pat', scopes: [s] })),
       { label: 'system PAT *', token: SYSTEM_PAT, kind: 'system', scopes: ['*'] },
       { label: 'session', token: identity.sessions.issue(user), kind: 'session', scopes: ['*'] },
+      { label: 'superuser', token: await superuserToken(identity), kind: 'superuser', scopes: [] },
     );
   });
   afterAll(async () => {
@@ -164,17 +188,15 @@ describe('guard matrix: every /api/* route × every credential kind', () => {
       }
       const guardRejection =
         (res.status === 401 || res.status === 403) &&
-        (GUARD_DETAILS.includes(String(body['detail'])) || String(body['detail']).startsWith('insufficient scope'));
+        (GUARD_DETAILS.includes(String(body['detail'])) ||
+          String(body['detail']).startsWith('insufficient scope') ||
+          body['message'] === PB_SUPERUSER_REQUIRED);
       expect(guardRejection, where).toBe(false);
       return;
     }
     expect(res.status, where).toBe(expected.status);
-    if (expected.status === 401) {
-      expect(JSON.parse(text), where).toEqual({ detail: expected.detail });
-      expect(res.headers.get('www-authenticate'), where).toBe('Bearer');
-    } else {
-      expect(JSON.parse(text), where).toEqual(expected.body);
-    }
+    expect(JSON.parse(text), where).toEqual(expected.body);
+    if (expected.status === 401) expect(res.headers.get('www-authenticate'), where).toBe('Bearer');
   }
 
   it('every /api/* route carries the guard CONTRACT §7.4 assigns', () => {

@@ -11,6 +11,7 @@ import { CredentialChain } from '../../../src/server/auth/system-pat.js';
 import type { User } from '../../../src/server/auth/users.js';
 import { testConfig, testUser } from '../../support/server.js';
 import type { Config } from '../../../src/server/config/types.js';
+import type { App } from '../../../src/server/http/context.js';
 import type { Timeouts } from '../../../src/server/http/timeouts.js';
 import { graphProbe, localDirProbe, wikiProbe } from '../../../src/server/health/probes.js';
 import { HealthService } from '../../../src/server/health/service.js';
@@ -54,7 +55,15 @@ export { testConfig };
 /** The app with the identity module on a temp database, an injected clock, and `inject` instead of a socket. */
 export async function authHarness(
   env: Record<string, string> = {},
-  options: { fetch?: FetchLike; dir?: string; clock?: TestClock; timeouts?: Timeouts; webRoot?: string } = {},
+  options: {
+    fetch?: FetchLike;
+    dir?: string;
+    clock?: TestClock;
+    timeouts?: Timeouts;
+    webRoot?: string;
+    /** Registers more routes before the app is ready (tests of the route table). */
+    register?: (app: App) => void;
+  } = {},
 ): Promise<AuthHarness> {
   const dir = options.dir ?? mkdtempSync(path.join(os.tmpdir(), 'pksd-auth-'));
   const config = testConfig(dir, { SVC_SYSTEM_PAT: SYSTEM_PAT, SVC_ALLOWED_IDP_LOGINS: ALLOWED.join(','), ...env });
@@ -79,6 +88,7 @@ export async function authHarness(
     webRoot: options.webRoot ?? path.join(dir, 'no-web'),
     ...(options.timeouts ? { timeouts: options.timeouts } : {}),
   });
+  options.register?.(app);
   await app.ready();
   let n = 0;
   return {

@@ -6,6 +6,9 @@ import { PUBLIC, scope, SESSION } from '../../../src/server/routes/guard.js';
 import { RateLimitedError } from '../../../src/shared/domain-errors.js';
 import { authHarness, bearer, TestClock, type AuthHarness } from './harness.js';
 
+/** The route policy hooks below guard no admin route. */
+const NO_ADMIN = { superuser: () => null, session: () => null };
+
 describe('FixedWindowLimiter', () => {
   it('allows `limit` hits per 60 s window starting at the first hit, then 429 with Retry-After', () => {
     const clock = new TestClock();
@@ -41,7 +44,8 @@ describe('FixedWindowLimiter', () => {
     const limiter = new FixedWindowLimiter(new TestClock().now);
     const system = { source: 'system-pat', userId: null, login: null, scopes: ['*'] } as const;
     const user = { source: 'pat', userId: 'u1', login: 'a', scopes: ['papers:write'] } as const;
-    const hook = routePolicyHook({ resolve: async (auth) => (auth === 'system' ? system : user) }, limiter);
+    const credentials = { resolve: async (auth?: string) => (auth === 'system' ? system : user) };
+    const hook = routePolicyHook({ credentials, admin: NO_ADMIN }, limiter);
     const req = (authorization: string) =>
       ({
         is404: false,
@@ -115,7 +119,10 @@ describe('rate limits on the PAT routes', () => {
 describe('the route policy hook', () => {
   it("limits routes declaring rateLimitClass: 'write' to 60 per minute per user and ignores the others", async () => {
     const principal = { source: 'session', userId: 'u1', login: 'a', scopes: ['*'] } as const;
-    const hook = routePolicyHook({ resolve: async () => principal }, new FixedWindowLimiter(new TestClock().now));
+    const hook = routePolicyHook(
+      { credentials: { resolve: async () => principal }, admin: NO_ADMIN },
+      new FixedWindowLimiter(new TestClock().now),
+    );
     const req = (config: object) =>
       ({
         is404: false,

@@ -53,12 +53,16 @@ describe('the OpenAPI document', () => {
   let identity: Identity;
   let doc: Doc;
   let session: string;
+  let superuser: string;
 
   beforeAll(async () => {
     srv = await startTestServer({ SVC_SYSTEM_PAT: SYSTEM_PAT });
     doc = (await (await srv.fetch('/swagger/doc.json')).json()) as Doc;
     identity = openTestIdentity(srv.config);
     session = identity.sessions.issue(testUser(identity, 'truth'));
+    identity.superusers.upsert('truth-root@example.org', 'truth superuser password');
+    const su = await identity.superusers.authenticate('truth-root@example.org', 'truth superuser password');
+    superuser = identity.superusers.issue(su!);
   });
   afterAll(async () => {
     identity?.close();
@@ -84,7 +88,12 @@ describe('the OpenAPI document', () => {
       const op = doc.paths[path]?.[r.method.toLowerCase()];
       expect(op, where).toBeDefined();
       const statuses = Object.keys(op!.responses);
-      if (r.guard.kind !== 'public') {
+      if (r.guard.kind === 'superuser' || r.guard.kind === 'superuser-or-session') {
+        // The admin guards answer only PocketBase's 401 (CONTRACT §7.9): never a 403.
+        expect(op!.security, where).toEqual([{ Bearer: [] }]);
+        expect(statuses, where).toContain('401');
+        expect(statuses, where).not.toContain('403');
+      } else if (r.guard.kind !== 'public') {
         expect(op!.security, where).toEqual([{ Bearer: [] }]);
         expect(statuses, where).toEqual(expect.arrayContaining(['401', '403']));
       }
@@ -113,6 +122,7 @@ describe('the OpenAPI document', () => {
       junk: 'Bearer junk',
       system: `Bearer ${SYSTEM_PAT}`,
       session: `Bearer ${session}`,
+      superuser: `Bearer ${superuser}`,
     };
     const pdf = pdfBytes('truth');
     const upload = multipart([{ name: 'pdf', content: pdf }]);

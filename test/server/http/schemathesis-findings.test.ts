@@ -2,7 +2,7 @@
  * Regressions for what Schemathesis found (test/fuzz/schemathesis.test.ts): the document must tell the truth about
  * media types and required bodies; JSON bodies are validated as sent, not coerced; a method a path does not serve is
  * 405 whatever its name, with an `Allow` of that resource's own methods; the papers dispatcher routes ids of any
- * characters to their action.
+ * characters to their action; the admin PAT list takes an empty filter; a user record's token is optional.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { authHarness, bearer, SYSTEM_PAT, type AuthHarness } from '../auth/harness.js';
@@ -112,5 +112,36 @@ describe('Schemathesis findings', () => {
     expect(res.json().detail).toMatch(/^invalid preprint_id: /);
     const image = await h.inject({ method: 'GET', url: '/api/papers/A%0AB/images/x.png', headers: bearer(SYSTEM_PAT) });
     expect(image.statusCode).not.toBe(500);
+  });
+
+  it('the PAT list documents an empty filter as valid: it means no filter (200), any other non-match is 400', async () => {
+    const param = doc.paths['/api/collections/pat_tokens/records']!['get']!.parameters!.find(
+      (p) => (p as { name?: string }).name === 'filter',
+    ) as unknown as { pattern: string };
+    const documented = new RegExp(param.pattern);
+    const { token } = h.login();
+    for (const [filter, status] of [
+      ['', 200],
+      ["user='u0123456789abcd'", 200],
+      [' ', 400],
+      ['name="x"', 400],
+    ] as const) {
+      expect(documented.test(filter), filter).toBe(status === 200);
+      const res = await h.inject({
+        method: 'GET',
+        url: `/api/collections/pat_tokens/records?filter=${encodeURIComponent(filter)}`,
+        headers: bearer(token),
+      });
+      expect(res.statusCode, filter).toBe(status);
+    }
+  });
+
+  it('reading a user record documents its token as optional: without one the answer is 404, as in PocketBase', async () => {
+    const op = doc.paths['/api/collections/users/records/{id}']!['get']! as Operation & { security: unknown };
+    expect(op.security).toEqual([{ Bearer: [] }, {}]);
+    const { user } = h.login();
+    const res = await h.inject({ method: 'GET', url: `/api/collections/users/records/${user.id}` });
+    expect(res.statusCode).toBe(404);
+    expect(res.json()).toEqual({ status: 404, message: "The requested resource wasn't found.", data: {} });
   });
 });

@@ -10,10 +10,11 @@ import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { contentTypeFor } from '../../../src/server/storage/keys.js';
 import { LocalObjectStore } from '../../../src/server/storage/local-store.js';
-import { ObjectStoreError, type ObjectInfo, type ObjectStore } from '../../../src/server/storage/object-store.js';
+import type { ObjectInfo, ObjectStore } from '../../../src/server/storage/object-store.js';
 import { createS3Clients, type S3Clients } from '../../../src/server/storage/s3-client.js';
 import { S3ObjectStore } from '../../../src/server/storage/s3-store.js';
 import { writeObject } from '../../../src/server/storage/write.js';
+import { isObjectStoreError, UpstreamError } from '../../../src/shared/domain-errors.js';
 import { startMoto, type MotoServer } from '../../support/moto.js';
 import { localFixture, motoBuckets, quietLogger } from './backends.js';
 
@@ -42,6 +43,22 @@ describe('local backend layout (§3.5)', () => {
         },
       });
       expect(await readdir(path.join(fx.root!, '.tmp'))).toEqual([]);
+    } finally {
+      await fx.close();
+    }
+  });
+
+  it('a directory of the layout is not an object: get and head answer null', async () => {
+    const fx = await localFixture();
+    try {
+      const body = Buffer.from('png');
+      await writeObject(fx.store, 'images/2501/2501.00010v1/sub/a.png', body, {
+        sha256: sha(body),
+        contentType: 'image/png',
+      });
+      expect(await fx.store.get('images/2501/2501.00010v1/sub')).toBeNull();
+      expect(await fx.store.head('images/2501/2501.00010v1/sub')).toBeNull();
+      expect((await fx.store.get('images/2501/2501.00010v1/sub/a.png'))?.info.size).toBe(3);
     } finally {
       await fx.close();
     }
@@ -113,7 +130,7 @@ describe('local backend layout (§3.5)', () => {
           contentType: 'application/pdf',
           overwrite: true,
         }),
-      ).rejects.toBeInstanceOf(ObjectStoreError);
+      ).rejects.toSatisfy(isObjectStoreError);
       expect(await readdir(path.join(fx.root!, '.tmp'))).toEqual([]);
       expect((await stat(path.join(fx.root!, 'pdf/2501/2501.00010v1.pdf'))).isDirectory()).toBe(true);
     } finally {
@@ -164,7 +181,7 @@ describe('S3 backend (§3.4)', () => {
     }
   });
 
-  it('a store error surfaces as ObjectStoreError naming the operation and key', async () => {
+  it("a store error surfaces as UpstreamError('object_store') naming the operation and key", async () => {
     const config = await motoBuckets(moto);
     const clients = createS3Clients({ ...config, buckets: { ...config.buckets, pdf: 'missing-bucket-y' } }, null);
     try {
@@ -173,12 +190,13 @@ describe('S3 backend (§3.4)', () => {
         sha256: sha('x'),
         contentType: 'application/pdf',
       }).catch((e: unknown) => e);
-      expect(err).toBeInstanceOf(ObjectStoreError);
-      expect((err as Error).message).toMatch(/^put pdf\/2501\/2501\.00010v1\.pdf: /);
+      expect(err).toBeInstanceOf(UpstreamError);
+      expect((err as UpstreamError).upstream).toBe('object_store');
+      expect((err as Error).message).toMatch(/^object store error: put pdf\/2501\/2501\.00010v1\.pdf: /);
       // Listing errors are fatal to the caller.
       await expect(async () => {
         for await (const _ of store.list('pdf/')) void _;
-      }).rejects.toBeInstanceOf(ObjectStoreError);
+      }).rejects.toSatisfy(isObjectStoreError);
     } finally {
       clients.destroy();
     }
@@ -207,7 +225,7 @@ describe('S3 backend (§3.4)', () => {
       fake({ name: 'OperationAborted', $metadata: { httpStatusCode: 409 } }),
       quietLogger(),
     );
-    await expect(other.putIfAbsent('pdf/2501/x.pdf', Buffer.from('x'), opts)).rejects.toBeInstanceOf(ObjectStoreError);
+    await expect(other.putIfAbsent('pdf/2501/x.pdf', Buffer.from('x'), opts)).rejects.toSatisfy(isObjectStoreError);
     const unsupported = new S3ObjectStore(
       fake({ name: 'NotImplemented', $metadata: { httpStatusCode: 501 } }),
       quietLogger(),
