@@ -2,6 +2,8 @@ import 'katex/dist/katex.min.css';
 import { createContext, memo, useContext, useMemo, type ComponentProps, type ReactNode } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import { Link } from 'react-router';
+import { tooDeepToTypeset } from '../../lib/markdown-nesting';
+import { resolveImage, resolveLink } from '../../lib/markdown-urls';
 import { AuthImage } from '../AuthImage';
 import rehypeKatex from 'rehype-katex';
 import remarkGfm from 'remark-gfm';
@@ -53,7 +55,10 @@ export interface MarkdownProps {
   content: string;
   /** Shown above the article; a leading `# <title>` in the body is dropped. */
   title?: string;
-  /** Relative image paths (`images/x.jpg`) resolve under this authenticated API prefix (paper figures). */
+  /**
+   * Paper markdown: its stored images (`images/x.jpg`) resolve under this authenticated API prefix, and only its
+   * headings and other sites are links (no wikilinks; `lib/markdown-urls.ts`).
+   */
   imageBase?: string;
 }
 
@@ -61,14 +66,47 @@ const KATEX = { throwOnError: false, strict: false } as const;
 
 type AnchorProps = ComponentProps<'a'> & { node?: { properties?: Record<string, unknown> } };
 
+/** The source as it is, with the reason it is not typeset. */
+function PlainText({ content, reason }: { content: string; reason: string }) {
+  return (
+    <div className="prose">
+      <p className="notice notice-info">{reason}</p>
+      <pre className="markdown-source">{content}</pre>
+    </div>
+  );
+}
+
 /**
  * Renders wiki or paper markdown: GFM tables and lists, `$…$`/`$$…$$` math through KaTeX (MathML for screen
- * readers plus HTML), wikilinks in all four forms, heading anchors. Raw HTML in the source is not rendered.
+ * readers plus HTML), wikilinks in all four forms (wiki pages), heading anchors. Raw HTML in the source is not
+ * rendered; links and images lead only where `lib/markdown-urls.ts` allows. A document that may nest deeper than
+ * `lib/markdown-nesting.ts` allows is shown as plain text.
  */
-export const Markdown = memo(function Markdown({ content, title, imageBase }: MarkdownProps) {
+export const Markdown = memo(function Markdown(props: MarkdownProps) {
+  const tooDeep = useMemo(() => tooDeepToTypeset(props.content), [props.content]);
+  if (tooDeep) {
+    return (
+      <PlainText
+        content={props.content}
+        reason="This document nests lists, block quotes, emphasis or formulas too deeply to be typeset; it is shown as plain text."
+      />
+    );
+  }
+  return <TypesetMarkdown {...props} />;
+});
+
+function TypesetMarkdown({ content, title, imageBase }: MarkdownProps) {
+  const paper = imageBase !== undefined;
+  // `[[…]]` in a paper is its own text (a citation, a matrix), not a link into the wiki.
   const remarkPlugins = useMemo(
-    () => [remarkGfm, remarkMath, remarkDisplayDollars, remarkWikilinks, ...(title ? [remarkDropTitle(title)] : [])],
-    [title],
+    () => [
+      remarkGfm,
+      remarkMath,
+      remarkDisplayDollars,
+      ...(paper ? [] : [remarkWikilinks]),
+      ...(title ? [remarkDropTitle(title)] : []),
+    ],
+    [paper, title],
   );
   const components = useMemo<Components>(
     () => ({
@@ -87,52 +125,54 @@ export const Markdown = memo(function Markdown({ content, title, imageBase }: Ma
             </WikiLink>
           );
         }
-        if (href.startsWith('/') && !href.startsWith('//')) {
-          return (
-            <Link to={href} className={className} {...rest}>
-              {children}
-            </Link>
-          );
+        const link = resolveLink(href, { page: window.location.href, paper });
+        switch (link.kind) {
+          case 'app':
+            return (
+              <Link to={link.to} className={className} {...rest}>
+                {children}
+              </Link>
+            );
+          case 'text':
+            return <span className={className}>{children}</span>;
+          default:
+            return (
+              <a
+                href={link.href}
+                className={className}
+                {...rest}
+                {...(link.kind === 'external' ? { rel: 'noopener noreferrer' } : {})}
+              >
+                {children}
+              </a>
+            );
         }
-        const external = /^https?:/i.test(href);
-        return (
-          <a href={href} className={className} {...rest} {...(external ? { rel: 'noopener noreferrer' } : {})}>
-            {children}
-          </a>
-        );
       },
       img({ src, alt, title: imgTitle }) {
-        const path = typeof src === 'string' ? src : '';
-        if (imageBase && path && !/^[a-z][a-z0-9+.-]*:|^\//i.test(path)) {
-          const name = path.replace(/^(\.\/)?images\//, '');
-          const image = (
-            <AuthImage
-              src={imageBase + name.split('/').map(encodeURIComponent).join('/')}
-              alt={alt ?? ''}
-              title={imgTitle}
-            />
-          );
+        const image = resolveImage(typeof src === 'string' ? src : '', imageBase);
+        if (image.kind === 'paper') {
+          const figure = <AuthImage src={image.src} alt={alt ?? ''} title={imgTitle} />;
           // A figure with alternative text shows it as its caption (spans: the image sits inside a paragraph).
           return alt ? (
             <span className="figure">
-              {image}
+              {figure}
               <span className="figure-caption" aria-hidden="true">
                 {alt}
               </span>
             </span>
           ) : (
-            image
+            figure
           );
         }
         // Images on other hosts are not loaded (the Content-Security-Policy allows this site only): link to them.
-        if (/^https?:/i.test(path)) {
+        if (image.kind === 'external') {
           return (
-            <a href={path} rel="noopener noreferrer" className="external-image">
-              [external image: {alt || path}]
+            <a href={image.href} rel="noopener noreferrer" className="external-image">
+              [external image: {alt || image.href}]
             </a>
           );
         }
-        return <img src={path} alt={alt ?? ''} title={imgTitle} loading="lazy" decoding="async" />;
+        return <span className="image-missing">[image not available{alt ? `: ${alt}` : ''}]</span>;
       },
       table({ node: _node, ...rest }) {
         return (
@@ -142,7 +182,7 @@ export const Markdown = memo(function Markdown({ content, title, imageBase }: Ma
         );
       },
     }),
-    [imageBase],
+    [imageBase, paper],
   );
   return (
     <div className="prose">
@@ -158,6 +198,6 @@ export const Markdown = memo(function Markdown({ content, title, imageBase }: Ma
       </span>
     </div>
   );
-});
+}
 
 export default Markdown;
