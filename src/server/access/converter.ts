@@ -71,6 +71,11 @@ export interface ConverterDeps {
   /** `<SVC_PREPRINT_BASE_URL>/pdf/<id>`: the source URL when the store cannot presign. */
   readonly preprintPdfUrl: (id: VersionedPreprintId) => string;
   readonly resubmitDelayMs?: number;
+  /**
+   * Aborted when the server stops: the wait for a slot, a parser call, a poll wait or the zip download in progress
+   * ends at once with the signal's reason (the slot is released, a staged zip removed).
+   */
+  readonly signal?: AbortSignal;
 }
 
 type SubmissionOutcome =
@@ -89,7 +94,7 @@ export class Converter {
   /** Converts `request.id`'s stored PDF; throws `JobFailure` (stage `convert`). */
   async convert(request: ConversionRequest): Promise<ConversionResult> {
     const { deps } = this;
-    const release = await deps.slots.acquire(request.ticket);
+    const release = await deps.slots.acquire(request.ticket, deps.signal);
     const slotAt = deps.clock.now();
     request.observer.onSlot();
     try {
@@ -98,6 +103,8 @@ export class Converter {
       this.counts.succeeded++;
       return result;
     } catch (err) {
+      // Stopped by shutdown: not a conversion failure.
+      if (deps.signal?.aborted) throw err;
       const failure = err instanceof JobFailure ? err : retryable(`conversion failed: ${(err as Error).message}`);
       if (failure.kind === 'fatal') this.counts.failed_fatal++;
       else if (failure.kind === 'daily_limit') this.counts.failed_daily_limit++;
@@ -131,7 +138,7 @@ export class Converter {
         { preprint_id: request.id.id, err: outcome.failure.message },
         'parser submission failed (retryable); resubmitting once',
       );
-      await deps.clock.sleep(deps.resubmitDelayMs ?? RESUBMIT_DELAY_MS);
+      await deps.clock.sleep(deps.resubmitDelayMs ?? RESUBMIT_DELAY_MS, deps.signal);
     }
   }
 
@@ -164,16 +171,20 @@ export class Converter {
       let taskId: string;
       try {
         this.counts.submitted++;
-        taskId = await deps.client.submit(token, {
-          url,
-          model_version: parser.modelVersion,
-          language: parser.language,
-          enable_formula: parser.enableFormula,
-          enable_table: parser.enableTable,
-          is_ocr: parser.isOcr,
-          no_cache: request.noCache,
-          data_id: request.id.stem,
-        });
+        taskId = await deps.client.submit(
+          token,
+          {
+            url,
+            model_version: parser.modelVersion,
+            language: parser.language,
+            enable_formula: parser.enableFormula,
+            enable_table: parser.enableTable,
+            is_ocr: parser.isOcr,
+            no_cache: request.noCache,
+            data_id: request.id.stem,
+          },
+          deps.signal,
+        );
       } catch (err) {
         if (!(err instanceof ParserCallError)) throw err;
         if (err.errorClass === 'daily_limit') {
@@ -233,7 +244,7 @@ export class Converter {
       }
       let status: ParserTaskStatus | null = null;
       try {
-        status = await deps.client.poll(token, taskId);
+        status = await deps.client.poll(token, taskId, deps.signal);
         errorsInARow = 0;
       } catch (err) {
         if (!(err instanceof ParserCallError)) throw err;
@@ -269,6 +280,7 @@ export class Converter {
       }
       await deps.clock.sleep(
         Math.min(deps.parser.pollIntervalSeconds * 1000, Math.max(0, deadline - deps.clock.now())),
+        deps.signal,
       );
     }
   }
@@ -283,7 +295,7 @@ export class Converter {
     const { papers } = this.deps;
     let staged;
     try {
-      staged = await this.deps.client.downloadZip(zipUrl, papers.stager);
+      staged = await this.deps.client.downloadZip(zipUrl, papers.stager, this.deps.signal);
     } catch (err) {
       if (err instanceof ParserCallError) return { ok: false, failure: retryable(`conversion failed: ${err.message}`) };
       throw err;

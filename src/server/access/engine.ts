@@ -4,11 +4,15 @@
  * leaves the map when its asset is stored, or when the cooldown after a failure ends (60 s; daily limit: until
  * the earliest parser token recovers). Jobs live in this process only: a restart forgets them, and staged
  * downloads of a killed process are removed by the stager at the next start.
+ *
+ * Shutdown (issue 20): when the engine's `signal` aborts, every operation in progress — a wait for a slot, a
+ * download, a parser call, a poll or backoff wait — ends at once; slots are released and staged files removed on
+ * the way out, and `settled()` resolves once nothing runs any more.
  */
 import type { Logger } from 'pino';
+import { isObjectStoreError } from '../../shared/domain-errors.js';
 import { paperKeys, type VersionedPreprintId } from '../../shared/ids.js';
 import type { PaperService } from '../papers/service.js';
-import { ObjectStoreError } from '../storage/object-store.js';
 import { storedSha256, writeObject } from '../storage/write.js';
 import type { Clock } from './clock.js';
 import type { Converter, ConvertProgress } from './converter.js';
@@ -58,10 +62,17 @@ export interface AccessEngineDeps {
   readonly parserTimeoutSeconds: number;
   /** Cooldown after a `fatal`/`retryable` failure (default 60 s). */
   readonly failureCooldownMs?: number;
+  /** Aborted when the server stops (also given to the fetcher and the converter). */
+  readonly signal?: AbortSignal;
 }
+
+/** The failure text of work the server's shutdown stopped. */
+export const SHUTDOWN_DETAIL = 'server shutting down';
 
 export class AccessEngine {
   private readonly jobs = new Map<string, Job>();
+  /** Jobs and ingest operations in progress (what shutdown waits for). */
+  private readonly work = new Set<Promise<unknown>>();
   readonly counters = {
     cache_hits: 0,
     cache_misses: 0,
@@ -107,8 +118,20 @@ export class AccessEngine {
     this.sweep();
     const job = new Job(id, this.deps.clock.now(), kind === 'markdown');
     this.jobs.set(id.id, job);
-    void this.run(job);
+    void this.track(this.run(job));
     return job;
+  }
+
+  /** Resolves once no job or operation of this engine is in progress (after shutdown aborted them). */
+  async settled(): Promise<void> {
+    while (this.work.size > 0) await Promise.allSettled([...this.work]);
+  }
+
+  private track<T>(operation: Promise<T>): Promise<T> {
+    this.work.add(operation);
+    const done = () => void this.work.delete(operation);
+    operation.then(done, done);
+    return operation;
   }
 
   /** Jobs in progress, and those of them waiting (state `queued`). */
@@ -151,7 +174,7 @@ export class AccessEngine {
    * Downloads the PDF of `id` from arXiv (a fetch slot, the limiter, retries) and stores it create-if-absent (or
    * over different content with `overwrite`), with index and graph write-through. Throws `JobFailure`.
    */
-  async fetchPdf(
+  fetchPdf(
     id: VersionedPreprintId,
     options: {
       readonly overwrite: boolean;
@@ -160,8 +183,15 @@ export class AccessEngine {
       readonly onProgress?: (progress: FetchStepProgress) => void;
     },
   ): Promise<PdfResult> {
+    return this.track(this.fetchHoldingSlot(id, options));
+  }
+
+  private async fetchHoldingSlot(
+    id: VersionedPreprintId,
+    options: Parameters<AccessEngine['fetchPdf']>[1],
+  ): Promise<PdfResult> {
     const { deps, counters } = this;
-    const release = await deps.fetchSlots.acquire(options.ticket);
+    const release = await deps.fetchSlots.acquire(options.ticket, deps.signal);
     options.onSlot?.();
     counters.preprint_fetches++;
     counters.inflight_preprint_fetches++;
@@ -181,6 +211,7 @@ export class AccessEngine {
         await staged.remove();
       }
     } catch (err) {
+      if (deps.signal?.aborted) throw shutdownFailure('fetch');
       counters.preprint_fetch_failed++;
       throw toFetchFailure(err);
     } finally {
@@ -235,7 +266,7 @@ export class AccessEngine {
     },
   ): Promise<MarkdownResult> {
     const converter = this.requireConverter();
-    return converter
+    const conversion = converter
       .convert({
         id,
         ticket: options.ticket,
@@ -249,7 +280,11 @@ export class AccessEngine {
         imageCount: r.imageCount,
         parserTaskId: r.parserTaskId,
         reused: false,
-      }));
+      }))
+      .catch((err: unknown) => {
+        throw this.deps.signal?.aborted ? shutdownFailure('convert') : err;
+      });
+    return this.track(conversion);
   }
 
   private requireConverter(): Converter {
@@ -267,11 +302,16 @@ export class AccessEngine {
       await this.convertStage(job);
       this.succeed(job);
     } catch (err) {
-      const failure =
-        err instanceof JobFailure
+      const stage = job.pdfReady ? 'convert' : 'fetch';
+      const stopped = this.deps.signal?.aborted === true;
+      const failure = stopped
+        ? shutdownFailure(stage)
+        : err instanceof JobFailure
           ? err
-          : new JobFailure('retryable', job.pdfReady ? 'convert' : 'fetch', (err as Error).message);
-      if (!(err instanceof JobFailure)) this.deps.logger.error({ err, preprint_id: job.id }, 'paper-access job failed');
+          : new JobFailure('retryable', stage, (err as Error).message);
+      if (!stopped && !(err instanceof JobFailure)) {
+        this.deps.logger.error({ err, preprint_id: job.id }, 'paper-access job failed');
+      }
       job.failWith(failure, clock.now(), this.deps.failureCooldownMs ?? FAILURE_COOLDOWN_MS);
     }
   }
@@ -415,6 +455,9 @@ export class AccessEngine {
   }
 }
 
+/** Work the shutdown stopped fails `retryable` (a restarted server starts it again on the next trigger). */
+const shutdownFailure = (stage: 'fetch' | 'convert') => new JobFailure('retryable', stage, SHUTDOWN_DETAIL);
+
 /** A fetch error as a job failure (§11.5): the fetcher's classes, store failures retryable. */
 function toFetchFailure(err: unknown): JobFailure {
   if (err instanceof JobFailure) return err;
@@ -422,6 +465,6 @@ function toFetchFailure(err: unknown): JobFailure {
     const message = err.kind === 'retryable' ? `PDF download from arXiv failed: ${err.message}` : err.message;
     return new JobFailure(err.kind, 'fetch', message, { notFound: err.code === 'not_found' });
   }
-  if (err instanceof ObjectStoreError) return new JobFailure('retryable', 'fetch', storeErrorText(err));
+  if (isObjectStoreError(err)) return new JobFailure('retryable', 'fetch', storeErrorText(err));
   return new JobFailure('retryable', 'fetch', `PDF fetch failed: ${(err as Error).message}`);
 }

@@ -49,6 +49,9 @@ export function openPaperAccess(
   options: PaperAccessOptions = {},
 ): PaperAccess {
   const clock = options.clock ?? systemClock;
+  // The machinery's lifetime: `PaperAccess.close()` aborts it, ending every download, parser call and wait.
+  const lifetime = new AbortController();
+  const { signal } = lifetime;
   const limiter = new TokenBucket(config.preprint.fetchRps, PREPRINT_BURST, clock);
   const fetcher = new PreprintFetcher({
     baseUrl: config.preprint.baseUrl,
@@ -56,6 +59,7 @@ export function openPaperAccess(
     limiter,
     clock,
     stager: papers.stager,
+    signal,
   });
   const openalex = config.scholarly.mailto
     ? new OpenAlexClient({
@@ -81,6 +85,7 @@ export function openPaperAccess(
           clock,
           logger,
           preprintPdfUrl: (id) => fetcher.pdfUrl(id),
+          signal,
           ...(options.resubmitDelayMs !== undefined ? { resubmitDelayMs: options.resubmitDelayMs } : {}),
         })
       : null;
@@ -95,7 +100,8 @@ export function openPaperAccess(
     parserSlots,
     durations,
     parserTimeoutSeconds: config.parser?.timeoutSeconds ?? DEFAULT_PARSER_TIMEOUT_S,
+    signal,
     ...(options.failureCooldownMs !== undefined ? { failureCooldownMs: options.failureCooldownMs } : {}),
   });
-  return new PaperAccess(resolver, engine, papers, { converter, ring });
+  return new PaperAccess(resolver, engine, papers, { converter, ring, lifetime });
 }

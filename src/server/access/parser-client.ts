@@ -1,6 +1,7 @@
 /**
  * The MinerU cloud API as the server uses it (CONTRACT §12.4): create an extraction task, poll it, download the
- * result zip. Every error becomes a `ParserCallError` carrying its class from the classifier.
+ * result zip. Every error becomes a `ParserCallError` carrying its class from the classifier — except the caller's
+ * own cancellation: when the `signal` a call was given aborts (the server stops), the call rejects with its reason.
  */
 import { Readable } from 'node:stream';
 import { SourceStreamError, type Stager, type StagedFile } from '../papers/staging.js';
@@ -41,6 +42,10 @@ export interface SubmitRequest {
   readonly no_cache: boolean;
   readonly data_id?: string;
 }
+
+/** A call's own time bound, ended early by the caller's `signal`. */
+const withDeadline = (ms: number, signal: AbortSignal | undefined): AbortSignal =>
+  signal ? AbortSignal.any([AbortSignal.timeout(ms), signal]) : AbortSignal.timeout(ms);
 
 const isSuccessCode = (code: unknown) => code === undefined || code === 0 || code === '0';
 
@@ -89,8 +94,8 @@ export class ParserClient {
   }
 
   /** `POST /api/v4/extract/task` → the provider's task id. */
-  async submit(token: string, request: SubmitRequest): Promise<string> {
-    const data = await this.call(token, 'POST', '/api/v4/extract/task', request);
+  async submit(token: string, request: SubmitRequest, signal?: AbortSignal): Promise<string> {
+    const data = await this.call(token, 'POST', '/api/v4/extract/task', signal, request);
     const taskId = (data as { task_id?: unknown } | null)?.task_id;
     if (typeof taskId !== 'string' || taskId === '') {
       throw new ParserCallError('unclassified', 'parser: task creation answered without a task_id');
@@ -99,11 +104,9 @@ export class ParserClient {
   }
 
   /** `GET /api/v4/extract/task/{task_id}`. */
-  async poll(token: string, taskId: string): Promise<ParserTaskStatus> {
-    const data = (await this.call(token, 'GET', `/api/v4/extract/task/${encodeURIComponent(taskId)}`)) as Record<
-      string,
-      unknown
-    > | null;
+  async poll(token: string, taskId: string, signal?: AbortSignal): Promise<ParserTaskStatus> {
+    const path = `/api/v4/extract/task/${encodeURIComponent(taskId)}`;
+    const data = (await this.call(token, 'GET', path, signal)) as Record<string, unknown> | null;
     const progress = (data?.['extract_progress'] ?? null) as Record<string, unknown> | null;
     const num = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v : null);
     return {
@@ -116,11 +119,12 @@ export class ParserClient {
   }
 
   /** `GET <full_zip_url>` without auth (300 s, must be 200) into a staged file; failures are retryable. */
-  async downloadZip(url: string, stager: Stager): Promise<StagedFile> {
+  async downloadZip(url: string, stager: Stager, signal?: AbortSignal): Promise<StagedFile> {
     let res: Response;
     try {
-      res = await fetch(url, { signal: AbortSignal.timeout(ZIP_TIMEOUT_MS) });
+      res = await fetch(url, { signal: withDeadline(ZIP_TIMEOUT_MS, signal) });
     } catch (err) {
+      signal?.throwIfAborted();
       throw new ParserCallError('retryable', `result zip download failed: ${networkError(err).message}`);
     }
     if (res.status !== 200) {
@@ -134,6 +138,7 @@ export class ParserClient {
         'parser_zip',
       );
     } catch (err) {
+      signal?.throwIfAborted();
       if (err instanceof SourceStreamError) {
         throw new ParserCallError('retryable', `result zip download failed: ${err.message}`);
       }
@@ -141,7 +146,13 @@ export class ParserClient {
     }
   }
 
-  private async call(token: string, method: 'GET' | 'POST', path: string, body?: unknown): Promise<unknown> {
+  private async call(
+    token: string,
+    method: 'GET' | 'POST',
+    path: string,
+    signal: AbortSignal | undefined,
+    body?: unknown,
+  ): Promise<unknown> {
     let res: Response;
     try {
       res = await fetch(`${this.baseUrl}${path}`, {
@@ -152,15 +163,17 @@ export class ParserClient {
           ...(body === undefined ? {} : { 'Content-Type': 'application/json' }),
         },
         ...(body === undefined ? {} : { body: JSON.stringify(body) }),
-        signal: AbortSignal.timeout(CALL_TIMEOUT_MS),
+        signal: withDeadline(CALL_TIMEOUT_MS, signal),
       });
     } catch (err) {
+      signal?.throwIfAborted();
       throw networkError(err);
     }
     let text: string;
     try {
       text = await readCapped(res);
     } catch (err) {
+      signal?.throwIfAborted();
       throw networkError(err);
     }
     const envelope = parseEnvelope(text);

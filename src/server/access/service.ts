@@ -3,15 +3,15 @@
  * the images of a paper.
  */
 import type { Readable } from 'node:stream';
-import { NotFoundError, UpstreamError } from '../../shared/domain-errors.js';
+import { NotFoundError } from '../../shared/domain-errors.js';
 import { imageKey, legacyPaperKeys, paperKeys, type VersionedPreprintId } from '../../shared/ids.js';
 import { contentTypeFor } from '../storage/keys.js';
 import type { ObjectInfo, ObjectStore } from '../storage/object-store.js';
 import type { PaperService } from '../papers/service.js';
 import { unsafeNameReason } from '../papers/zip-bundle.js';
+import { imageNameProblem } from '../papers/zip-bundle-names.js';
 import type { Converter } from './converter.js';
-import type { AccessEngine, AccessKind } from './engine.js';
-import { storeErrorText } from './failure.js';
+import { SHUTDOWN_DETAIL, type AccessEngine, type AccessKind } from './engine.js';
 import type { Resolution, Resolver } from './resolver.js';
 import {
   accepted,
@@ -48,10 +48,13 @@ export type TriggerResult = Content | TriggerSnapshot;
 
 const MAX_IMAGE_SEGMENT = 255;
 
-/** Whether `name` is an image key of §9.4 (segments 1..255 chars, no `.`/`..`, no `\`, NUL, absolute path). */
+/**
+ * Whether `name` is an image key of §9.4 as an upload stores it (segments 1..255 chars, no `.`/`..`, no `\`, NUL,
+ * absolute path; no segment named like a local-store `.meta.json` sidecar): the route serves images, never the
+ * store's own files.
+ */
 export function validImageName(name: string): boolean {
-  if (name === '' || unsafeNameReason(name) !== null) return false;
-  return name.split('/').every((s) => s.length >= 1 && s.length <= MAX_IMAGE_SEGMENT && s !== '.' && s !== '..');
+  return name !== '' && unsafeNameReason(name) === null && imageNameProblem(name, MAX_IMAGE_SEGMENT) === null;
 }
 
 /** What the health endpoint reports as `data.parser` (§8.1). */
@@ -76,6 +79,8 @@ export interface ParserCounters {
 export interface AccessInternals {
   readonly converter: Converter | null;
   readonly ring: TokenRing;
+  /** Aborted by `close()`: the fetcher, converter and engine end their work in progress. */
+  readonly lifetime: AbortController;
 }
 
 export class PaperAccess {
@@ -86,6 +91,16 @@ export class PaperAccess {
     /** The token ring and converter (health counters). */
     readonly internals: AccessInternals,
   ) {}
+
+  /**
+   * Shutdown: aborts every download, parser call and wait in progress and resolves once all jobs (and ingest
+   * operations through the engine) have ended — their slots released, their staged files removed. Triggers after
+   * this fail at once (`server shutting down`).
+   */
+  async close(): Promise<void> {
+    this.internals.lifetime.abort(new Error(SHUTDOWN_DETAIL));
+    await this.engine.settled();
+  }
 
   /** `data.parser` of `GET /api/health` with paper access on. */
   counters(): ParserCounters {
@@ -199,12 +214,8 @@ export class PaperAccess {
   }
 
   private async get(key: string): Promise<Content | null> {
-    let got: { info: ObjectInfo; body: Readable } | null;
-    try {
-      got = await this.store.get(key);
-    } catch (err) {
-      throw new UpstreamError('object_store', storeErrorText(err), { cause: err });
-    }
+    // A store failure is already the domain's `UpstreamError('object_store')` (HTTP 500).
+    const got = await this.store.get(key);
     if (got === null) return null;
     return {
       type: 'content',
@@ -215,14 +226,8 @@ export class PaperAccess {
     };
   }
 
-  private async find(id: VersionedPreprintId, kind: AccessKind): Promise<ObjectInfo | null> {
-    try {
-      return kind === 'pdf' ? await this.papers.findPdf(id) : await this.papers.findMarkdown(id);
-    } catch (err) {
-      if (err instanceof Error && /object store error/.test(err.message)) {
-        throw new UpstreamError('object_store', err.message, { cause: err });
-      }
-      throw err;
-    }
+  /** A store failure is already the domain's `UpstreamError('object_store')` (HTTP 500). */
+  private find(id: VersionedPreprintId, kind: AccessKind): Promise<ObjectInfo | null> {
+    return kind === 'pdf' ? this.papers.findPdf(id) : this.papers.findMarkdown(id);
   }
 }

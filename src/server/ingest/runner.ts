@@ -2,6 +2,10 @@
  * Runs one ingest task (CONTRACT §10.3): resolve the id, then the selected stages in order, sharing the
  * paper-access machinery (§11.5) — the per-id job when no `force_*`/`no_cache` is set, else an own fetch or
  * conversion through the same limiter and slots, writing with overwrite.
+ *
+ * Shutdown: when `signal` aborts, `run` returns at once without finishing the task (the task store then writes it
+ * `cancelled`, §10.6); the stage in progress is not followed further and no later stage starts. The fetch or
+ * conversion it was waiting for belongs to the paper-access engine, which stops it itself.
  */
 import type { Logger } from 'pino';
 import type { VersionedPreprintId } from '../../shared/ids.js';
@@ -24,6 +28,7 @@ export class IngestRunner {
     private readonly papers: PaperAssets,
     private readonly store: TaskStore,
     private readonly logger: Logger,
+    private readonly signal: AbortSignal,
   ) {}
 
   private get now(): number {
@@ -35,9 +40,12 @@ export class IngestRunner {
   }
 
   async run(task: TaskDocument, requested: string): Promise<void> {
+    // Stopped: the task stays unfinished, and the store writes it `cancelled` as it closes.
+    if (this.signal.aborted) return;
     try {
-      await this.runSteps(task, requested);
+      await untilAborted(this.runSteps(task, requested), this.signal);
     } catch (err) {
+      if (this.signal.aborted) return;
       this.logger.error({ err, task_id: task.task_id }, 'ingest task failed unexpectedly');
       task.status = 'failed';
       task.message = `internal error: ${(err as Error).message}`;
@@ -58,6 +66,7 @@ export class IngestRunner {
     this.touch(task);
     await this.store.save(task);
     const outcome = await this.access.resolver.resolveId(requested);
+    if (this.signal.aborted) return;
     if (!outcome.ok) {
       task.status = 'failed';
       task.message = `could not resolve ${requested}: ${outcome.failure.error.message}`;
@@ -71,6 +80,7 @@ export class IngestRunner {
     }
     const ticket: SlotTicket = { submittedAt: Date.parse(task.submitted_at), id: `ingest ${task.task_id}` };
     for (const stage of task.options.stages) {
+      if (this.signal.aborted) return;
       const step = task.steps[stage];
       if (stage === 'parse' && task.options.stages.includes('fetch') && task.steps.fetch.status === 'failed') {
         Object.assign(step, { status: 'skipped', message: 'skipped', error: 'skipped because fetch failed' });
@@ -87,6 +97,7 @@ export class IngestRunner {
         else await this.parse(task, step, id, ticket);
         step.status = 'succeeded';
       } catch (err) {
+        if (this.signal.aborted) return;
         this.fail(step, err);
       }
       step.finished_at = rfc3339(this.now);
@@ -288,6 +299,24 @@ export class IngestRunner {
       throw new JobFailure('retryable', 'fetch', storeErrorText(err));
     }
   }
+}
+
+/** `work`, or a rejection with the signal's reason as soon as `signal` aborts (the work itself goes on). */
+function untilAborted<T>(work: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }
 
 const convertPhase = (stage: string) => (stage === 'pending' ? 'running' : stage);

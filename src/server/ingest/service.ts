@@ -3,7 +3,7 @@
  * submission order; their concurrency is bounded only by the shared fetch and parser slots.
  */
 import type { Logger } from 'pino';
-import { ConflictError, InvalidInputError, NotFoundError } from '../../shared/domain-errors.js';
+import { ConflictError, InvalidInputError, NotFoundError, UnavailableError } from '../../shared/domain-errors.js';
 import { parsePreprintId } from '../../shared/ids.js';
 import { rfc3339 } from '../../shared/time.js';
 import type { PaperAccess } from '../access/service.js';
@@ -52,6 +52,7 @@ export const STAGE_CATALOGUE = {
 } as const;
 
 export const MAX_LIST = 500;
+const SHUTTING_DOWN = 'server is shutting down; submit the task again once it is back';
 
 function checkParser(parser: string | undefined): string {
   const value = parser ?? 'pdfparser';
@@ -64,6 +65,8 @@ function checkParser(parser: string | undefined): string {
 export class IngestService {
   private readonly runner: IngestRunner;
   private readonly running = new Set<Promise<void>>();
+  /** Aborted by `close()`: running tasks stop, new ones are refused. */
+  private readonly stopping = new AbortController();
 
   constructor(
     private readonly store: TaskStore,
@@ -72,7 +75,7 @@ export class IngestService {
     logger: Logger,
     private readonly now: () => number,
   ) {
-    this.runner = new IngestRunner(access, papers, store, logger);
+    this.runner = new IngestRunner(access, papers, store, logger, this.stopping.signal);
   }
 
   /** `POST /api/ingest/paper`. */
@@ -139,14 +142,24 @@ export class IngestService {
     return { total: all.length, tasks: all.slice(0, limit) };
   }
 
+  /** Tasks running in this process now. */
+  get runningTasks(): number {
+    return this.running.size;
+  }
+
   /** Waits for the tasks started so far (tests, shutdown). */
   async idle(): Promise<void> {
     await Promise.all([...this.running]);
   }
 
-  /** Shutdown: unfinished tasks are written `cancelled`. */
-  close(): Promise<void> {
-    return this.store.close();
+  /**
+   * Shutdown (§1.4 step 7): running tasks stop following their work (the paper-access engine aborts that work
+   * itself), then every unfinished task is written `cancelled` and nothing more is written.
+   */
+  async close(): Promise<void> {
+    this.stopping.abort(new Error(SHUTTING_DOWN));
+    await this.idle();
+    await this.store.close();
   }
 
   private create(requested: string, requester: string, options: TaskDocument['options']): TaskDocument {
@@ -171,6 +184,8 @@ export class IngestService {
   }
 
   private async start(task: TaskDocument, requested: string): Promise<void> {
+    // A submission that raced the shutdown is refused rather than accepted and never run.
+    if (this.stopping.signal.aborted) throw new UnavailableError(SHUTTING_DOWN, { retryAfterSeconds: 5 });
     await this.store.add(task);
     const run = this.runner.run(task, requested).finally(() => this.running.delete(run));
     this.running.add(run);

@@ -1,6 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { makeZip } from '../../server/papers/zip.js';
+import type { ServerResponse } from 'node:http';
 import {
+  Gate,
   sendAnswer,
   sendJson,
   startHttpDouble,
@@ -75,6 +77,10 @@ export interface MineruDouble extends HttpDouble {
   readonly scripts: Map<string, TaskScript | TaskScript[]>;
   /** While set, polls report the task's current state without moving it along. */
   frozen: boolean;
+  /** Holds task polls unanswered while closed (to observe a poll in flight). */
+  readonly pollGate: Gate;
+  /** Polls held by `pollGate` whose client is still connected (a client that gave up is not counted). */
+  readonly heldPolls: number;
   /** The envelope the next task creation answers with instead of success (e.g. `{code: -60018, msg}`). */
   failNextCreate(envelope: { code: number | string; msg: string }, httpStatus?: number): void;
   /** The envelope the next poll answers with instead of the task. */
@@ -121,10 +127,12 @@ export async function startMineruDouble(options: DoubleOptions = {}): Promise<Mi
   const batches: MineruBatch[] = [];
   const batchCreateFailures: MineruDouble['batchCreateFailures'] = [];
   const state = { defaultScript: DONE, frozen: false };
+  const pollGate = new Gate();
+  const held = new Set<ServerResponse>();
   let nextCreateFailure: { envelope: { code: number | string; msg: string }; status: number } | null = null;
   let nextPollFailure: { envelope: { code: number | string; msg: string }; status: number } | null = null;
   let base = '';
-  const double = await startHttpDouble((req, res) => {
+  const double = await startHttpDouble(async (req, res) => {
     const url = new URL(req.url, 'http://mineru.test');
     const zip = /^\/zips\/([^/]+)\.zip$/.exec(url.pathname);
     if (req.method === 'GET' && zip) {
@@ -216,6 +224,11 @@ export async function startMineruDouble(options: DoubleOptions = {}): Promise<Mi
     }
     const get = /^\/api\/v4\/extract\/task\/([^/]+)$/.exec(url.pathname);
     if (req.method === 'GET' && get) {
+      held.add(res);
+      res.once('close', () => held.delete(res));
+      await pollGate.pass();
+      held.delete(res);
+      if (res.destroyed) return;
       if (nextPollFailure) {
         const { envelope, status } = nextPollFailure;
         nextPollFailure = null;
@@ -278,6 +291,10 @@ export async function startMineruDouble(options: DoubleOptions = {}): Promise<Mi
     },
     set frozen(v: boolean) {
       state.frozen = v;
+    },
+    pollGate,
+    get heldPolls() {
+      return held.size;
     },
     failNextCreate(envelope, httpStatus = 200) {
       nextCreateFailure = { envelope, status: httpStatus };

@@ -92,6 +92,7 @@ export async function startAccessHarness(
     access,
     logs,
     async close() {
+      await access.close();
       await papers.close();
       s3?.destroy();
       await rm(dir, { recursive: true, force: true });

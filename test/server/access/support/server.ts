@@ -88,9 +88,9 @@ export async function startAccessServer(
     get: (pathname) => fetch(server.url + pathname, { headers: AUTH }),
     stop: () => server.close(),
     async close() {
+      // `close` ends every paper-access job and ingest task first: nothing writes into the directory any more.
       await server.close();
-      // Paper-access jobs still in flight may stage one more file while the directory goes: retry ENOTEMPTY.
-      await rm(dir, { recursive: true, force: true, maxRetries: 5 });
+      await rm(dir, { recursive: true, force: true });
     },
   };
 }
