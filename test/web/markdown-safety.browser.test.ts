@@ -7,12 +7,12 @@
 import type { Browser, Request, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessEnv, startDoubles, type Doubles } from '../server/access/support/harness.js';
-import { multipart, pdfBytes } from '../server/papers/helpers.js';
+import { pdfBytes } from '../server/papers/helpers.js';
 import { makeZip } from '../server/papers/zip.js';
 import { CHROMIUM, launchBrowser, screenshotsAndAxe, type WebPage } from './support/browser.js';
 import type { PageGlobals } from './support/page-globals.js';
 import { makePng } from './support/png.js';
-import { openSignedIn, startStack, type Stack } from './support/stack.js';
+import { openSignedIn, startStack, upload, type Stack } from './support/stack.js';
 
 const FIGURE = makePng(48, 30, (x, y) => [200, 60 + x * 3, 40 + y * 5]);
 const PAPER = '2503.00030v1';
@@ -65,20 +65,6 @@ const PAGES = Object.fromEntries(
     deepPage(id, title, `Before the nesting.\n\n${nested}\n\nAfter the nesting.`),
   ]),
 );
-
-async function upload(stack: Stack, id: string, kind: 'pdf' | 'parser', content: Buffer): Promise<void> {
-  const { body, contentType } = multipart([
-    kind === 'pdf'
-      ? { name: 'pdf', filename: 'paper.pdf', content, contentType: 'application/pdf' }
-      : { name: 'parser_zip', filename: 'result.zip', content, contentType: 'application/zip' },
-  ]);
-  const res = await stack.api(`/api/papers/${id}/upload-${kind}`, {
-    method: 'POST',
-    headers: { 'Content-Type': contentType },
-    body,
-  });
-  expect(res.status).toBe(201);
-}
 
 describe.skipIf(!CHROMIUM)('web front end: markdown from papers and the wiki', () => {
   let browser: Browser;

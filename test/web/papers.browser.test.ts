@@ -9,30 +9,16 @@ import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessEnv, startDoubles, type Doubles } from '../server/access/support/harness.js';
 import { addPaper } from '../server/access/support/papers.js';
-import { multipart, pdfBytes } from '../server/papers/helpers.js';
+import { pdfBytes } from '../server/papers/helpers.js';
 import { makeZip } from '../server/papers/zip.js';
 import { arxivWork } from '../support/upstreams/openalex.js';
 import { resultZip, type TaskState } from '../support/upstreams/mineru.js';
 import { CHROMIUM, launchBrowser, screenshotsAndAxe, type WebPage } from './support/browser.js';
 import { makePng } from './support/png.js';
-import { openSignedIn, startStack, type Stack } from './support/stack.js';
+import { openSignedIn, startStack, upload, type Stack } from './support/stack.js';
 
 const FIGURE = makePng(64, 40, (x, y) => [40 + x * 3, 80 + y * 4, 200]);
 const MiB = 1024 * 1024;
-
-async function upload(stack: Stack, id: string, kind: 'pdf' | 'parser', content: Buffer): Promise<void> {
-  const { body, contentType } = multipart([
-    kind === 'pdf'
-      ? { name: 'pdf', filename: 'paper.pdf', content, contentType: 'application/pdf' }
-      : { name: 'parser_zip', filename: 'result.zip', content, contentType: 'application/zip' },
-  ]);
-  const res = await stack.api(`/api/papers/${id}/upload-${kind}`, {
-    method: 'POST',
-    headers: { 'Content-Type': contentType },
-    body,
-  });
-  expect(res.status).toBe(201);
-}
 
 describe.skipIf(!CHROMIUM)('web front end: papers', () => {
   let browser: Browser;

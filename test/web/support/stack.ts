@@ -9,6 +9,8 @@ import os from 'node:os';
 import path from 'node:path';
 import { promisify } from 'node:util';
 import type { Browser, Page } from 'playwright-core';
+import { expect } from 'vitest';
+import { multipart } from '../../server/papers/helpers.js';
 import { createGitWiki, type GitWiki } from '../../server/wiki/git-fixture.js';
 import { REPO_ROOT, startTestServer, type TestServer } from '../../support/server.js';
 import { startGitHubDouble, type GitHubDouble } from '../../support/upstreams/github.js';
@@ -139,4 +141,19 @@ export async function sessionToken(page: Page): Promise<string> {
         }
       ).token ?? '',
   );
+}
+
+/** Uploads a paper's PDF or parser result through the API with the system PAT; expects 201. */
+export async function upload(stack: Stack, id: string, kind: 'pdf' | 'parser', content: Buffer): Promise<void> {
+  const { body, contentType } = multipart([
+    kind === 'pdf'
+      ? { name: 'pdf', filename: 'paper.pdf', content, contentType: 'application/pdf' }
+      : { name: 'parser_zip', filename: 'result.zip', content, contentType: 'application/zip' },
+  ]);
+  const res = await stack.api(`/api/papers/${id}/upload-${kind}`, {
+    method: 'POST',
+    headers: { 'Content-Type': contentType },
+    body,
+  });
+  expect(res.status).toBe(201);
 }
