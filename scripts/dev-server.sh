@@ -51,7 +51,9 @@ if [ ! -d "$wiki/.git" ]; then
 fi
 
 # A real graph: Neo4j 5.26 through the launcher the tests use (test/support/neo4j), its data under $dev/neo4j. The
-# launcher exits when its stdin closes: that pipe is fd 3, which the exec'd pksd below holds until it exits.
+# launcher exits when its stdin closes: that pipe is fd 3, which the exec'd pksd below holds until it exits. It
+# applies CONTRACT §14.1's hardening itself: no file URLs in LOAD CSV, an empty import directory, and Cypher's IP
+# blocklist over loopback, private and link-local ranges (README, "Neo4j for pksd").
 graph_note="Graph:        none (no Java or no Neo4j launcher: run scripts/install-test-deps.sh)"
 launcher=test/support/neo4j/target/neo4j-launcher.jar
 if command -v java >/dev/null 2>&1 && [ -f "$launcher" ]; then

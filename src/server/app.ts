@@ -61,6 +61,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   });
   app.decorate('proxyTrust', trust);
   app.decorateRequest('principal', null);
+  app.decorateRequest('superuser', null);
   app.addHook('onRoute', (route: RouteOptions) => {
     // The swagger UI plugin's own asset routes are public by nature.
     const swaggerUi =
@@ -80,7 +81,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   app.addHook('onRequest', userHeaderBinding(ctx.config.userHeader));
   app.addHook('onRequest', async (request, reply) => setApiHeaders(requestPath(request), reply));
   app.addHook('onSend', securityHeaders);
-  app.addHook('preValidation', routePolicyHook(ctx.credentials, ctx.identity.limiter));
+  app.addHook(
+    'preValidation',
+    routePolicyHook({ credentials: ctx.credentials, admin: ctx.identity.admin }, ctx.identity.limiter),
+  );
 
   // The one JSON parser. An empty (or blank) body sent with a JSON content type counts as no body (the PocketBase
   // SDK sends such POSTs); a non-empty body must be valid JSON (400 `parse body: …`), prototype poisoning included.

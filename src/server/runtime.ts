@@ -15,7 +15,7 @@ import type { ShownSetting } from './config/show.js';
 import type { Config } from './config/types.js';
 import { acquireServerLock } from './db/lock.js';
 import { ensureGraphSchemaInBackground } from './graph/constraints.js';
-import { createGraphClient, type GraphClient } from './graph/driver.js';
+import { createGraphClient, createUserQueryClient, type GraphClient } from './graph/driver.js';
 import { GraphService } from './graph/service.js';
 import { graphProbe, localDirProbe, s3Probe, wikiProbe } from './health/probes.js';
 import { HealthService } from './health/service.js';
@@ -30,7 +30,11 @@ export interface RunningServer {
   readonly papers: PaperAssets;
   readonly access: PaperAccess;
   readonly ingest: IngestService;
-  /** Stops accepting, lets in-flight requests finish (bounded), releases everything. */
+  /**
+   * Stops accepting, stops background work at once (paper-access jobs and ingest tasks: downloads and parser polls
+   * aborted, slots released, staged files removed, unfinished tasks `cancelled`), lets in-flight requests finish
+   * (bounded), flushes the index and releases everything.
+   */
   close(): Promise<void>;
 }
 
@@ -47,6 +51,26 @@ export interface StartOptions {
 
 const DEFAULT_WEB_ROOT = fileURLToPath(new URL('../../web/dist', import.meta.url));
 const SHUTDOWN_GRACE_MS = 30_000;
+/**
+ * How long shutdown waits for aborted background work to unwind. Aborted work ends within moments; the bound only
+ * keeps a stuck dependency (a store call that never answers) from holding the process.
+ */
+const BACKGROUND_STOP_MS = 5_000;
+
+const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
+
+/** Resolves when `work` settles or after `ms`, whichever is first; says which. */
+async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<false>((resolve) => {
+    timer = setTimeout(() => resolve(false), ms);
+  });
+  try {
+    return await Promise.race([work.then(() => true), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
 
 /** `SVC_FORCE_TCP4`: bind an IPv4 socket, resolving a host name to its IPv4 address. */
 async function ipv4Host(host: string): Promise<string> {
@@ -54,6 +78,24 @@ async function ipv4Host(host: string): Promise<string> {
   if (isIP(host) === 4) return host;
   if (isIP(host) === 6) throw new Error(`SVC_FORCE_TCP4 is set but the listen host ${host} is an IPv6 address`);
   return (await lookup(host, { family: 4 })).address;
+}
+
+/**
+ * Aborts the paper-access jobs and ingest tasks in progress and waits (bounded) until they unwound: downloads and
+ * parser calls cancelled, slots released, staged files removed, unfinished tasks written `cancelled`.
+ */
+async function stopBackgroundWork(access: PaperAccess, ingest: IngestService, logger: Logger): Promise<void> {
+  const jobs = access.engine.jobCounts().inflight;
+  const tasks = ingest.runningTasks;
+  const stopped = Promise.all([
+    access.close().catch((err: unknown) => logger.error({ err }, 'stopping paper-access jobs failed')),
+    ingest.close().catch((err: unknown) => logger.error({ err }, 'stopping ingest tasks failed')),
+  ]);
+  if (!(await within(stopped, BACKGROUND_STOP_MS))) {
+    logger.warn(`background work still running ${BACKGROUND_STOP_MS / 1000} s after shutdown began; not waiting`);
+  } else if (jobs + tasks > 0) {
+    logger.info(`stopped ${plural(jobs, 'paper-access job')} and ${plural(tasks, 'ingest task')} in progress`);
+  }
 }
 
 /** The `pksd serve` start sequence (CONTRACT §1.4), as far as the features built so far need. */
@@ -68,14 +110,17 @@ export async function startServer(config: Config, options: StartOptions): Promis
 
   let s3: S3Clients | null = null;
   let graph: GraphClient | null = null;
+  let userQueryGraph: GraphClient | null = null;
   const background = new AbortController();
   let identity: Identity | null = null;
   let papers: PaperAssets | null = null;
   let wiki: WikiService | null = null;
+  let access: PaperAccess | null = null;
   let ingest: IngestService | null = null;
   try {
     s3 = config.objectStore ? createS3Clients(config.objectStore, config.edgeName) : null;
     graph = config.graph ? createGraphClient(config.graph) : null;
+    userQueryGraph = config.graph ? createUserQueryClient(config.graph) : null;
     // Constraints and indexes are created in the background: an unreachable graph must not delay the start.
     if (graph) void ensureGraphSchemaInBackground(graph, logger, { signal: background.signal });
     identity = openIdentity(config, logger, options.settings ? { settings: options.settings } : {});
@@ -83,8 +128,9 @@ export async function startServer(config: Config, options: StartOptions): Promis
     wiki = await openWiki(config, logger);
     // The job machinery is built even with paper access off: ingest's fetch stage shares its limiter and slots
     // (CONTRACT §10); only the paper-access routes and the parse stage depend on the switch.
-    const access = openPaperAccess(config, logger, papers, options.access);
-    ingest = await openIngest(config, logger, access, papers);
+    const paperAccess = openPaperAccess(config, logger, papers, options.access);
+    access = paperAccess;
+    ingest = await openIngest(config, logger, paperAccess, papers);
     const rag = openChunkSearch(config);
     const health = new HealthService(
       {
@@ -93,7 +139,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
         wiki: wikiProbe(config.wikiDir),
       },
       undefined,
-      config.paperAccessEnabled ? () => access.counters() : null,
+      config.paperAccessEnabled ? () => paperAccess.counters() : null,
     );
     const credentials = new CredentialChain(config.systemPat, identity.verifiers);
     const app = await buildApp({
@@ -104,8 +150,12 @@ export async function startServer(config: Config, options: StartOptions): Promis
       identity,
       papers,
       wiki,
-      graph: new GraphService(graph, { queryTimeoutSeconds: config.graph?.queryTimeoutSeconds ?? null }),
-      access,
+      graph: new GraphService(userQueryGraph, {
+        queryTimeoutSeconds: config.graph?.queryTimeoutSeconds ?? null,
+        queryConcurrency: config.graph?.queryConcurrency,
+        queryMaxBytes: config.graph?.queryMaxBytes,
+      }),
+      access: paperAccess,
       ingest,
       rag,
       webRoot: options.webRoot ?? DEFAULT_WEB_ROOT,
@@ -126,6 +176,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
 
     const s3Clients = s3;
     const graphClient = graph;
+    const userQueryClient = userQueryGraph;
     const openIdentityModule = identity;
     const paperAssets = papers;
     const wikiService = wiki;
@@ -135,22 +186,25 @@ export async function startServer(config: Config, options: StartOptions): Promis
       app,
       url,
       papers: paperAssets,
-      access,
+      access: paperAccess,
       ingest: ingestService,
       close() {
         closing ??= (async () => {
           shuttingDown = true;
           background.abort();
+          // Background work stops now, not after the requests drained: no response waits for it.
+          const work = stopBackgroundWork(paperAccess, ingestService, logger);
           const timer = setTimeout(() => app.server.closeAllConnections(), SHUTDOWN_GRACE_MS);
           try {
             await app.close();
           } finally {
             clearTimeout(timer);
-            await ingestService.close().catch(() => undefined);
+            await work;
             await paperAssets.close().catch(() => undefined);
             await wikiService.close().catch(() => undefined);
             openIdentityModule.close();
             await graphClient?.close().catch(() => undefined);
+            await userQueryClient?.close().catch(() => undefined);
             s3Clients?.destroy();
             releaseLock();
           }
@@ -160,11 +214,12 @@ export async function startServer(config: Config, options: StartOptions): Promis
     };
   } catch (err) {
     background.abort();
-    await ingest?.close().catch(() => undefined);
+    if (access && ingest) await stopBackgroundWork(access, ingest, logger);
     await papers?.close().catch(() => undefined);
     await wiki?.close().catch(() => undefined);
     identity?.close();
     await graph?.close().catch(() => undefined);
+    await userQueryGraph?.close().catch(() => undefined);
     s3?.destroy();
     releaseLock();
     throw err;

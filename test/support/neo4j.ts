@@ -33,6 +33,8 @@ export interface Neo4jOptions {
    * 512 MiB, C1-only setup (which the class-data archive was made for, so it is not used then).
    */
   readonly forThroughput?: boolean;
+  /** Registers stand-ins of `apoc.cypher.run` and `apoc.text.join` (neo4j/src/…/StandInApoc.java). */
+  readonly testProcedures?: boolean;
 }
 
 /**
@@ -54,7 +56,14 @@ export function neo4jJavaArgs(port: number, home: string, options: Neo4jOptions 
         '-XX:TieredStopAtLevel=1',
         '--add-opens=java.base/java.nio=ALL-UNNAMED',
       ];
-  return [...jvmArgs, '-jar', NEO4J_LAUNCHER_JAR, String(port), home];
+  return [
+    ...jvmArgs,
+    '-jar',
+    NEO4J_LAUNCHER_JAR,
+    String(port),
+    home,
+    ...(options.testProcedures ? ['--test-procedures'] : []),
+  ];
 }
 
 /**
@@ -145,7 +154,6 @@ export function graphClientFor(server: Pick<Neo4jServer, 'boltUri' | 'username' 
     username: server.username,
     password: server.password,
     database: null,
-    queryTimeoutSeconds: null,
   });
 }
 

@@ -104,7 +104,21 @@ export const SETTINGS: readonly SettingDef[] = [
   {
     env: 'SVC_GRAPH_QUERY_TIMEOUT_SECONDS',
     kind: 'float',
-    description: 'Transaction timeout for `POST /api/graph/query` (> 0); none by default.',
+    defaultText: '30',
+    description: 'Transaction timeout of `POST /api/graph/query`, in seconds (> 0).',
+  },
+  {
+    env: 'SVC_GRAPH_QUERY_CONCURRENCY',
+    kind: 'int',
+    defaultText: '4',
+    description:
+      'User graph queries in flight per instance (1..64), on a connection pool of their own; more answer 429.',
+  },
+  {
+    env: 'SVC_GRAPH_QUERY_MAX_BYTES',
+    kind: 'int',
+    defaultText: '16777216',
+    description: "Encoded size of a graph query's `records` before the answer is cut (>= 65536).",
   },
   { env: 'SVC_OBJ_ENDPOINT', kind: 'url', description: 'Object store endpoint with scheme (server traffic).' },
   {

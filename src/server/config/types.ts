@@ -16,7 +16,12 @@ export interface GraphConfig {
   readonly username: string | null;
   readonly password: string | null;
   readonly database: string | null;
-  readonly queryTimeoutSeconds: number | null;
+  /** `SVC_GRAPH_QUERY_TIMEOUT_SECONDS`: transaction timeout of `POST /api/graph/query` (§14.1). */
+  readonly queryTimeoutSeconds: number;
+  /** `SVC_GRAPH_QUERY_CONCURRENCY`: user graph queries in flight, and the size of their connection pool. */
+  readonly queryConcurrency: number;
+  /** `SVC_GRAPH_QUERY_MAX_BYTES`: encoded size of a query's `records` before the answer is cut. */
+  readonly queryMaxBytes: number;
 }
 
 export interface SystemPatConfig {

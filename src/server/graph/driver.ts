@@ -8,13 +8,21 @@ export interface GraphClient {
   close(): Promise<void>;
 }
 
+export interface GraphClientOptions {
+  /** Connections at most (50 by default). */
+  readonly maxConnections?: number;
+}
+
 /** A Neo4j driver for `GRAPHDB_*`; connecting is lazy, so building never fails on an unreachable server. */
-export function createGraphClient(config: GraphConfig): GraphClient {
+export function createGraphClient(
+  config: Pick<GraphConfig, 'uri' | 'username' | 'password' | 'database'>,
+  options: GraphClientOptions = {},
+): GraphClient {
   const auth = config.username !== null ? neo4j.auth.basic(config.username, config.password ?? '') : undefined;
   const driver = neo4j.driver(config.uri, auth, {
     connectionTimeout: 5_000,
     connectionAcquisitionTimeout: 10_000,
-    maxConnectionPoolSize: 50,
+    maxConnectionPoolSize: options.maxConnections ?? 50,
     disableLosslessIntegers: false,
     // The driver's own logging would bypass ours; errors surface through calls instead.
     logging: { level: 'error', logger: () => undefined },
@@ -24,4 +32,13 @@ export function createGraphClient(config: GraphConfig): GraphClient {
     database: config.database,
     close: () => driver.close(),
   };
+}
+
+/**
+ * The driver of `POST /api/graph/query` and the other graph endpoints (CONTRACT §14.1): a pool of its own, sized
+ * `SVC_GRAPH_QUERY_CONCURRENCY`, so user queries never hold a connection that claims, write-through or the wiki sync
+ * need.
+ */
+export function createUserQueryClient(config: GraphConfig): GraphClient {
+  return createGraphClient(config, { maxConnections: config.queryConcurrency });
 }

@@ -8,7 +8,7 @@ import type { Record as Neo4jRecord } from 'neo4j-driver';
 import type { GraphQueryResult } from './service.js';
 import { encodeValue, setEntry, type JsonText, type JsonValue } from './values.js';
 
-/** One record as `{column: value}` in the JSON encoding of graph values. */
+/** One record as `{column: value}` in the JSON encoding of graph values (what `recordJsonOf` writes as text). */
 export function encodeRecord(record: Neo4jRecord): Record<string, JsonValue> {
   const out: Record<string, JsonValue> = {};
   const keys = record.keys;
@@ -16,12 +16,26 @@ export function encodeRecord(record: Neo4jRecord): Record<string, JsonValue> {
   return out;
 }
 
-/** The JSON text of one record (an element of `records`). */
-export const recordJson = (record: Neo4jRecord): string => JSON.stringify(encodeRecord(record));
+/** The JSON texts of the values of `record`, in column order. */
+export function valueJsons(record: Neo4jRecord): string[] {
+  const texts: string[] = [];
+  for (let i = 0; i < record.keys.length; i++) texts.push(JSON.stringify(encodeValue(record.get(i))));
+  return texts;
+}
+
+/**
+ * A record's JSON text from its columns' keys and its values' JSON texts (`valueJsons`), columns in order: the text
+ * of `encodeRecord`, written from values whose sizes the caller has checked one by one.
+ */
+export function recordJsonOf(keys: readonly string[], values: readonly string[]): string {
+  let text = '{';
+  for (let i = 0; i < keys.length; i++) text += `${i === 0 ? '' : ','}${JSON.stringify(keys[i])}:${values[i]}`;
+  return `${text}}`;
+}
 
 /**
  * `JSON.stringify({query, columns, records, truncated})`, given `records` as the comma-separated JSON texts of the
- * records (what `recordJson` wrote for each).
+ * records (what `recordJsonOf` wrote for each).
  */
 export function queryResultJson(
   query: string,

@@ -30,8 +30,9 @@ const QueryBody = Type.Object(
     query: Type.Optional(
       Type.String({
         description:
-          'Cypher, run in a read transaction (the database refuses writes); `LOAD CSV` and `apoc.load.*`, ' +
-          '`apoc.import.*`, `apoc.export.*` are refused; without a `LIMIT` keyword ` LIMIT <limit>` is appended',
+          'Cypher, planned by the database and refused by its plan when it would read files or URLs (`LOAD CSV`), ' +
+          'call a procedure or function outside the allow-list, or write; administration commands and control ' +
+          'characters are refused; without a `LIMIT` keyword ` LIMIT <limit>` is appended',
       }),
     ),
     limit: Type.Optional(Type.Integer({ description: 'absent or ≤ 0 → 50; clamped to 10,000' })),
@@ -59,7 +60,9 @@ const QueryResult = Type.Object({
         'ISO 8601, points `{srid, x, y, z?}`, byte arrays as base64',
     }),
   ),
-  truncated: Type.Boolean({ description: 'more than 10,000 records: the first 10,000 are returned' }),
+  truncated: Type.Boolean({
+    description: 'cut at 10,000 records or at `SVC_GRAPH_QUERY_MAX_BYTES` of encoded records: what fit is returned',
+  }),
 });
 
 const QueryError = Type.Object(
@@ -108,11 +111,23 @@ export const graphRoutes: RoutePlugin = async (app, { ctx }) => {
         summary: 'Run a read-only Cypher query (at most 10,000 records)',
         tags: ['graph'],
         body: QueryBody,
-        response: { 200: Type.Union([QueryResult, QueryError, GraphError]), 400: ErrorBody },
+        response: {
+          200: Type.Union([QueryResult, QueryError, GraphError]),
+          400: ErrorBody,
+          429: { ...ErrorBody, description: 'as many graph queries as allowed are in flight; see Retry-After' },
+        },
       },
     },
     async (request, reply) => {
-      const result = await graph.query(request.body?.query ?? '', request.body?.limit);
+      // A client that goes away ends its transaction on the server (§14.1).
+      const gone = new AbortController();
+      const onClose = (): void => {
+        if (!reply.raw.writableFinished) gone.abort();
+      };
+      reply.raw.once('close', onClose);
+      const result = await graph
+        .query(request.body?.query ?? '', request.body?.limit, gone.signal)
+        .finally(() => reply.raw.off('close', onClose));
       if (typeof result !== 'string') return result;
       return reply.type('application/json; charset=utf-8').send(Buffer.from(result));
     },

@@ -44,7 +44,7 @@ describe('streamed answers of a real Neo4j', () => {
   const db = useNeo4j();
   let service: GraphService;
   beforeAll(async () => {
-    service = new GraphService(db.graph, { queryTimeoutSeconds: null });
+    service = new GraphService(db.graph);
     await db.graph.driver.executeQuery(
       `CREATE (a:Paper {preprint_id: '2101.00001', title: 'Quote " backslash \\\\ tab \\t é 😀', n: 9007199254740993,
                         tags: ['x', 'y'], score: 0.5})

@@ -52,6 +52,38 @@ describe('refused query texts', () => {
       'apoc.load.* is not allowed in graph queries',
     ],
     ['empty', '', 'query required'],
+    ...[0x00, 0x08, 0x0b, 0x0c, 0x0e, 0x1c, 0x1d, 0x1e, 0x1f, 0x7f, 0x85, 0x2028, 0x2029].map(
+      (code): [string, string, string] => [
+        `U+${code.toString(16).toUpperCase().padStart(4, '0')} between LOAD and CSV`,
+        `LOAD${String.fromCharCode(code)}CSV FROM 'http://127.0.0.1/x' AS r RETURN r`,
+        'control characters are not allowed in graph queries',
+      ],
+    ),
+    ['U+001C inside a string literal', "RETURN 'a\u001cb' AS s", 'control characters are not allowed in graph queries'],
+    ...[
+      'SHOW',
+      'TERMINATE',
+      'CREATE',
+      'DROP',
+      'ALTER',
+      'GRANT',
+      'DENY',
+      'REVOKE',
+      'START',
+      'STOP',
+      'ENABLE',
+      'RENAME',
+    ].map((word): [string, string, string] => [
+      `administration command ${word}, after comments, lower case`,
+      `// first\n/* second */ ${word.toLowerCase()} something`,
+      'administration commands are not allowed in graph queries',
+    ]),
+    ['SHOW TRANSACTIONS', 'SHOW TRANSACTIONS', 'administration commands are not allowed in graph queries'],
+    [
+      'TERMINATE TRANSACTIONS',
+      "TERMINATE TRANSACTIONS 'neo4j-transaction-1'",
+      'administration commands are not allowed in graph queries',
+    ],
     ['only whitespace', ' \n\t ', 'query required'],
   ])('%s', (_label, query, detail) => {
     expect(refusal(query)).toBe(detail);
@@ -96,7 +128,7 @@ describe('the LIMIT rule', () => {
     ['a // comment on an earlier line', 'MATCH (n) // nodes\nRETURN n', 'MATCH (n) // nodes\nRETURN n LIMIT 50'],
     ['// inside a string is no comment', "RETURN 'http://x' AS u", "RETURN 'http://x' AS u LIMIT 50"],
   ])('%s', (_label, query, run) => {
-    expect(prepareQuery(query, undefined)).toBe(run);
+    expect(prepareQuery(query, undefined).run).toBe(run);
   });
 
   it.each([
@@ -110,7 +142,36 @@ describe('the LIMIT rule', () => {
     [1e12, 10_000],
   ])('limit %s → %i', (limit, expected) => {
     expect(effectiveLimit(limit)).toBe(expected);
-    expect(prepareQuery('RETURN 1', limit)).toBe(`RETURN 1 LIMIT ${expected}`);
+    expect(prepareQuery('RETURN 1', limit)).toEqual({
+      run: `RETURN 1 LIMIT ${expected}`,
+      sent: 'RETURN 1',
+      appended: `LIMIT ${expected}`,
+    });
+  });
+});
+
+describe('linear time (§14.1)', () => {
+  // Each of these made the former patterns backtrack (the trailing-`;` trim was quadratic). One call well under
+  // the contract's 100 ms of CPU on an idle machine; the bound here is generous for a loaded one.
+  const MIB = 1024 * 1024;
+  it.each([
+    ['semicolons and spaces, then a word', () => 'RETURN 1' + '; '.repeat(MIB / 2 - 8) + 'x'],
+    ['semicolons and spaces at the end', () => 'RETURN 1' + ' ;'.repeat(MIB / 2 - 8)],
+    ['dots and spaces before LIMIT', () => 'RETURN 1 ' + '. '.repeat(MIB / 2 - 16) + 'LIMIT'],
+    ['LIMIT words with spaces', () => 'RETURN 1 ' + '$LIMIT   '.repeat(MIB / 9 - 2)],
+    ['apoc and spaces', () => 'RETURN ' + 'apoc      '.repeat(MIB / 10 - 1)],
+    ['an open string literal', () => "RETURN '" + '\\x'.repeat(MIB / 2 - 8)],
+  ])('a 1 MiB query of %s', (_label, make) => {
+    const query = make();
+    expect(query.length).toBeGreaterThan(MIB - 32);
+    const start = process.cpuUsage();
+    try {
+      prepareQuery(query, undefined);
+    } catch (err) {
+      expect(err).toBeInstanceOf(InvalidInputError);
+    }
+    const used = process.cpuUsage(start);
+    expect((used.user + used.system) / 1000).toBeLessThan(500);
   });
 });
 

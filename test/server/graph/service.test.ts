@@ -37,7 +37,7 @@ async function dump(): Promise<unknown> {
 }
 
 beforeAll(async () => {
-  service = new GraphService(db.graph, { queryTimeoutSeconds: null });
+  service = new GraphService(db.graph);
   await write(
     `CREATE (a:Paper {preprint_id: '2101.00001', title: 'A', cited_by_count: 3})
      CREATE (b:Paper {preprint_id: '2101.00002', title: 'B'})
@@ -70,30 +70,45 @@ describe('stats and schema', () => {
 });
 
 describe('read-only queries', () => {
-  const writes: [string, string][] = [
-    ['CREATE', 'CREATE (n:Evil) RETURN n'],
-    ['MERGE', "MERGE (n:Paper {preprint_id: 'new'}) RETURN n"],
-    ['SET', "MATCH (n:Paper) SET n.title = 'x' RETURN n"],
-    ['REMOVE', 'MATCH (n:Paper) REMOVE n.title RETURN n'],
-    ['DELETE', 'MATCH ()-[r:CITES]->() DELETE r RETURN 1 AS one'],
-    ['DETACH DELETE', 'MATCH (n) DETACH DELETE n RETURN count(*) AS n'],
-    ['label change', 'MATCH (n:Paper) SET n:Evil RETURN n'],
-    ['CALL db.createLabel', "CALL db.createLabel('Evil') WITH 1 AS one RETURN one"],
-    ['CALL db.createProperty', "CALL db.createProperty('evil') WITH 1 AS one RETURN one"],
-    ['CALL db.createRelationshipType', "CALL db.createRelationshipType('EVIL') WITH 1 AS one RETURN one"],
-    ['a write inside CALL { }', 'CALL { CREATE (:Evil) } RETURN 1 AS one'],
+  const ADMIN = 'administration commands are not allowed in graph queries';
+  const readOnly = (what: string) => `the graph is read-only: ${what} is not allowed`;
+  const writes: [string, string, string][] = [
+    ['CREATE', 'CREATE (n:Evil) RETURN n', ADMIN],
+    ['MERGE', "MERGE (n:Paper {preprint_id: 'new'}) RETURN n", readOnly('MERGE')],
+    ['SET', "MATCH (n:Paper) SET n.title = 'x' RETURN n", readOnly('SET')],
+    ['REMOVE', 'MATCH (n:Paper) REMOVE n.title RETURN n', readOnly('SET')],
+    ['DELETE', 'MATCH ()-[r:CITES]->() DELETE r RETURN 1 AS one', readOnly('DELETE')],
+    ['DETACH DELETE', 'MATCH (n) DETACH DELETE n RETURN count(*) AS n', readOnly('DETACH DELETE')],
+    ['label change', 'MATCH (n:Paper) SET n:Evil RETURN n', readOnly('SET')],
+    [
+      'CALL db.createLabel',
+      "CALL db.createLabel('Evil') WITH 1 AS one RETURN one",
+      'procedure db.createLabel is not allowed in graph queries',
+    ],
+    [
+      'CALL db.createProperty',
+      "CALL db.createProperty('evil') WITH 1 AS one RETURN one",
+      'procedure db.createProperty is not allowed in graph queries',
+    ],
+    [
+      'CALL db.createRelationshipType',
+      "CALL db.createRelationshipType('EVIL') WITH 1 AS one RETURN one",
+      'procedure db.createRelationshipType is not allowed in graph queries',
+    ],
+    ['a write inside CALL { }', 'CALL { CREATE (:Evil) } RETURN 1 AS one', readOnly('CREATE')],
     [
       'a write inside CALL { } IN TRANSACTIONS',
       'UNWIND [1] AS i CALL { WITH i CREATE (:Evil) } IN TRANSACTIONS RETURN i',
+      readOnly('CALL { … } IN TRANSACTIONS'),
     ],
-    ['FOREACH', 'MATCH (n:Paper) FOREACH (x IN [1] | CREATE (:Evil)) RETURN n'],
-    ['schema command', 'CREATE INDEX evil IF NOT EXISTS FOR (n:Evil) ON (n.x)'],
+    ['FOREACH', 'MATCH (n:Paper) FOREACH (x IN [1] | CREATE (:Evil)) RETURN n', readOnly('FOREACH')],
+    ['schema command', 'CREATE INDEX evil IF NOT EXISTS FOR (n:Evil) ON (n.x)', ADMIN],
+    ['a write after a leading comment', '/* hi */ MATCH (n:Paper) SET n.x = 1 RETURN n', readOnly('SET')],
   ];
 
-  it.each(writes)('%s is rejected by the database and the graph is unchanged', async (_label, query) => {
+  it.each(writes)('%s is refused with 400 and the graph is unchanged', async (_label, query, detail) => {
     const before = await dump();
-    const result = await answer(service, query, 10);
-    expect(result).toEqual({ query: expect.any(String), error: expect.any(String) });
+    await expect(answer(service, query, 10)).rejects.toThrow(new InvalidInputError(detail));
     expect(await dump()).toEqual(before);
   });
 
@@ -119,11 +134,22 @@ describe('read-only queries', () => {
     });
   });
 
-  it('a syntax error is {query, error}', async () => {
-    expect(await answer(service, 'MATCH (n RETURN n', undefined)).toEqual({
-      query: 'MATCH (n RETURN n LIMIT 50',
-      error: expect.stringContaining('Invalid input'),
+  it('a syntax error is {query, error}, quoting only what was sent', async () => {
+    const result = (await answer(service, 'MATCH (n RETURN n', undefined)) as { query: string; error: string };
+    expect(result).toEqual({ query: 'MATCH (n RETURN n LIMIT 50', error: expect.stringContaining('Invalid input') });
+    expect(result.error).toContain('(line 1, column 10 (offset: 9))\n"MATCH (n RETURN n"\n          ^');
+    expect(result.error).not.toMatch(/EXPLAIN|LIMIT 50/);
+  });
+
+  it('a syntax error in the appended LIMIT names it as appended', async () => {
+    const result = (await answer(service, 'CALL db.labels()', undefined)) as { query: string; error: string };
+    expect(result).toEqual({
+      query: 'CALL db.labels() LIMIT 50',
+      error: expect.stringContaining(
+        '(at the "LIMIT 50" the server appended because the query has no LIMIT of its own)',
+      ),
     });
+    expect(result.error).not.toMatch(/EXPLAIN|"CALL db\.labels\(\) LIMIT 50"/);
   });
 });
 
@@ -283,7 +309,7 @@ describe('record cap and limits', () => {
 
 describe('graph unavailable', () => {
   it('not configured: {error} naming GRAPHDB_URI on all three; the query is still validated first', async () => {
-    const none = new GraphService(null, { queryTimeoutSeconds: null });
+    const none = new GraphService(null);
     const error = { error: 'graph not configured (GRAPHDB_URI empty)' };
     expect(await none.stats()).toEqual(error);
     expect(await none.schema()).toEqual(error);
@@ -295,7 +321,7 @@ describe('graph unavailable', () => {
     const port = await freePort();
     const dead = graphClientFor({ boltUri: `bolt://127.0.0.1:${port}`, username: 'neo4j', password: 'x' });
     try {
-      const down = new GraphService(dead, { queryTimeoutSeconds: null });
+      const down = new GraphService(dead);
       expect(await down.stats()).toEqual({ error: expect.stringMatching(/ECONNREFUSED|connect/i) });
       expect(await down.schema()).toEqual({ error: expect.stringMatching(/ECONNREFUSED|connect/i) });
       expect(await answer(down, 'RETURN 1', 5)).toEqual({

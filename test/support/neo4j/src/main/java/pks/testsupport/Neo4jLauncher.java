@@ -4,9 +4,14 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.Socket;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.List;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
+import inet.ipaddr.IPAddressString;
+import org.neo4j.configuration.GraphDatabaseInternalSettings;
 import org.neo4j.configuration.GraphDatabaseSettings;
 import org.neo4j.configuration.connectors.BoltConnector;
 import org.neo4j.configuration.connectors.BoltConnectorInternalSettings;
@@ -14,26 +19,56 @@ import org.neo4j.configuration.helpers.SocketAddress;
 import org.neo4j.dbms.api.DatabaseManagementService;
 import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
 import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.kernel.api.procedure.GlobalProcedures;
+import org.neo4j.kernel.internal.GraphDatabaseAPI;
 
 /**
  * Starts an embedded Neo4j Community DBMS with Bolt on 127.0.0.1:PORT (no auth, no TLS), prints
  * {@code NEO4J_READY bolt://127.0.0.1:PORT} once Bolt accepts connections, and shuts down on
  * SIGTERM or when stdin reaches EOF (so it cannot outlive the test process that spawned it).
  *
- * <p>Usage: {@code Neo4jLauncher PORT HOME_DIR [--exit-when-ready]}. The flag exits right after
- * the READY line; it is used for the AppCDS training run (scripts/install-test-deps.sh).
+ * <p>Usage: {@code Neo4jLauncher PORT HOME_DIR [--exit-when-ready] [--test-procedures]}.
+ * {@code --exit-when-ready} exits right after the READY line; it is used for the AppCDS training run
+ * (scripts/install-test-deps.sh). {@code --test-procedures} registers {@link StandInApoc}.
+ *
+ * <p>The server is hardened as CONTRACT §14.1 asks of every deployment: no {@code file:} URLs in
+ * {@code LOAD CSV}, an empty import directory, and no Cypher-initiated connections to loopback,
+ * private or link-local addresses.
  */
 public final class Neo4jLauncher {
   private Neo4jLauncher() {}
 
+  /** Loopback, private (RFC 1918, unique-local) and link-local ranges, IPv4 and IPv6. */
+  private static final List<IPAddressString> INTERNAL_RANGES =
+      List.of(
+              "0.0.0.0/8",
+              "127.0.0.0/8",
+              "10.0.0.0/8",
+              "172.16.0.0/12",
+              "192.168.0.0/16",
+              "169.254.0.0/16",
+              "100.64.0.0/10",
+              "::1/128",
+              "::/128",
+              "fc00::/7",
+              "fe80::/10")
+          .stream()
+          .map(IPAddressString::new)
+          .toList();
+
   public static void main(String[] args) throws Exception {
-    boolean exitWhenReady = args.length == 3 && args[2].equals("--exit-when-ready");
-    if (args.length != 2 && !exitWhenReady) {
-      System.err.println("usage: Neo4jLauncher PORT HOME_DIR [--exit-when-ready]");
+    List<String> flags = args.length >= 2 ? Arrays.asList(args).subList(2, args.length) : List.of();
+    boolean exitWhenReady = flags.contains("--exit-when-ready");
+    boolean testProcedures = flags.contains("--test-procedures");
+    if (args.length < 2
+        || !List.of("--exit-when-ready", "--test-procedures").containsAll(flags)) {
+      System.err.println(
+          "usage: Neo4jLauncher PORT HOME_DIR [--exit-when-ready] [--test-procedures]");
       System.exit(2);
     }
     int port = Integer.parseInt(args[0]);
     Path home = Path.of(args[1]).toAbsolutePath();
+    Path emptyImportDir = Files.createDirectories(home.resolve("import-empty"));
 
     DatabaseManagementService dbms =
         new DatabaseManagementServiceBuilder(home)
@@ -41,6 +76,10 @@ public final class Neo4jLauncher {
             .setConfig(BoltConnector.listen_address, new SocketAddress("127.0.0.1", port))
             .setConfig(BoltConnector.encryption_level, BoltConnector.EncryptionLevel.DISABLED)
             .setConfig(GraphDatabaseSettings.auth_enabled, false)
+            // Hardening (CONTRACT §14.1): LOAD CSV reads no local file and reaches no internal address.
+            .setConfig(GraphDatabaseSettings.allow_file_urls, false)
+            .setConfig(GraphDatabaseSettings.load_csv_file_url_root, emptyImportDir)
+            .setConfig(GraphDatabaseInternalSettings.cypher_ip_blocklist, INTERNAL_RANGES)
             // Small, throwaway stores: keep memory and disk work at start-up low.
             .setConfig(GraphDatabaseSettings.pagecache_memory, 64L * 1024 * 1024)
             .setConfig(GraphDatabaseSettings.preallocate_logical_logs, false)
@@ -54,6 +93,12 @@ public final class Neo4jLauncher {
     if (!db.isAvailable(TimeUnit.SECONDS.toMillis(60))) {
       System.err.println("default database did not become available");
       System.exit(1);
+    }
+    if (testProcedures) {
+      GlobalProcedures procedures =
+          ((GraphDatabaseAPI) db).getDependencyResolver().resolveDependency(GlobalProcedures.class);
+      procedures.registerProcedure(StandInApoc.class);
+      procedures.registerFunction(StandInApoc.class);
     }
     // Loads the Cypher stack now (and into the AppCDS archive on the training run): the first
     // query over Bolt is then ~1 s faster.
