@@ -27,9 +27,16 @@ export function terminalText(text: string): string {
   return stripVTControlCharacters(text).replace(TERMINAL_CONTROLS, '');
 }
 
-/** `text` on one line: each line break (with the blanks around it) becomes one space; trimmed. */
+/**
+ * `text` on one line: each line break (with the blanks around it) becomes one space; trimmed. Split and trim, not
+ * one pattern: a pattern with blanks before the break backtracks quadratically on a long run of blanks.
+ */
 export function oneLine(text: string): string {
-  return text.replace(/[^\S\n\r\v\f\u2028\u2029]*[\n\r\v\f\u2028\u2029]+\s*/g, ' ').trim();
+  return text
+    .split(/[\n\r\v\f\u2028\u2029]+/)
+    .map((line) => line.trim())
+    .filter((line) => line !== '')
+    .join(' ');
 }
 
 /**

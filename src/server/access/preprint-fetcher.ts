@@ -317,6 +317,8 @@ export function redirectRefusal(base: URL, target: URL): string | null {
     const allowed = base.protocol === 'https:' ? 'https:' : `https: or ${base.protocol}`;
     return `a ${target.protocol} URL (only ${allowed} URLs are followed)`;
   }
+  // `fetch` refuses a URL with credentials; refused here, it is fatal rather than retried as a network error.
+  if (target.username !== '' || target.password !== '') return 'a URL with credentials';
   const host = target.hostname;
   const sameHost = host === base.hostname;
   const subdomain = isIP(base.hostname) === 0 && host.endsWith(`.${base.hostname}`);

@@ -58,18 +58,32 @@ const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9.-]{0,252})|\[[0-9A-Fa-f:.]{2,45}\])(?
 const validHost = (value: string | undefined): string | undefined =>
   value !== undefined && HOST.test(value) ? value : undefined;
 
+/** The protocol a trusted proxy forwarded (`http`/`https` only), else the connection's own. */
+function requestProto(request: FastifyRequest, viaProxy: boolean): string {
+  const forwardedProto = viaProxy ? lastEntry(request.headers['x-forwarded-proto'])?.toLowerCase() : undefined;
+  const encrypted = (request.raw.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
+  return forwardedProto === 'http' || forwardedProto === 'https' ? forwardedProto : encrypted ? 'https' : 'http';
+}
+
+/**
+ * The origin a trusted proxy forwarded (`<proto>://<X-Forwarded-Host>`), or `null`: the direct peer is not a trusted
+ * proxy, or it forwarded no well-formed host.
+ */
+export function forwardedOrigin(request: FastifyRequest, trust: ProxyTrust): string | null {
+  if (!trust(request.raw.socket?.remoteAddress)) return null;
+  const host = validHost(lastEntry(request.headers['x-forwarded-host']));
+  return host === undefined ? null : `${requestProto(request, true)}://${host}`;
+}
+
 /**
  * The origin a client addressed (`<proto>://<host>`): the forwarded protocol and host when the direct peer is a
  * trusted proxy (protocols other than `http`/`https` ignored), else the connection's own protocol and `Host`.
  */
 export function requestOrigin(request: FastifyRequest, trust: ProxyTrust): string {
+  const forwarded = forwardedOrigin(request, trust);
+  if (forwarded !== null) return forwarded;
   const viaProxy = trust(request.raw.socket?.remoteAddress);
-  const forwardedProto = viaProxy ? lastEntry(request.headers['x-forwarded-proto'])?.toLowerCase() : undefined;
-  const encrypted = (request.raw.socket as { encrypted?: boolean } | undefined)?.encrypted === true;
-  const proto = forwardedProto === 'http' || forwardedProto === 'https' ? forwardedProto : encrypted ? 'https' : 'http';
-  const forwardedHost = viaProxy ? validHost(lastEntry(request.headers['x-forwarded-host'])) : undefined;
-  const host = forwardedHost ?? validHost(request.headers.host) ?? 'localhost';
-  return `${proto}://${host}`;
+  return `${requestProto(request, viaProxy)}://${validHost(request.headers.host) ?? 'localhost'}`;
 }
 
 /** The public base URL of links the server hands out: `SVC_PUBLIC_URL`, else the origin the request addressed. */

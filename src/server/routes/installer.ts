@@ -8,7 +8,7 @@ import { NotFoundError } from '../../shared/domain-errors.js';
 import { VERSION } from '../../shared/version.js';
 import type { Config } from '../config/types.js';
 import { PackageTarball } from '../distribution/package-tarball.js';
-import { requestOrigin } from '../http/client.js';
+import { forwardedOrigin } from '../http/client.js';
 import type { RoutePlugin } from '../http/context.js';
 import { PUBLIC } from './guard.js';
 import { installerScript } from './installer-script.js';
@@ -18,18 +18,6 @@ import { ErrorBody } from './schemas.js';
 export const TARBALL_NAME = `pks-${VERSION}.tgz`;
 /** Its SHA-256 in `sha256sum` format, which the installer checks before installing (issue 20). */
 export const CHECKSUM_NAME = `${TARBALL_NAME}.sha256`;
-
-/** The origin a trusted proxy forwarded (`X-Forwarded-Proto`/`-Host`), or `null` (no proxy, or no forwarded host). */
-function forwardedOrigin(request: FastifyRequest): string | null {
-  const trust = request.server.proxyTrust;
-  if (!trust(request.raw.socket?.remoteAddress)) return null;
-  const header = request.headers['x-forwarded-host'];
-  const host = (Array.isArray(header) ? header.at(-1) : header)?.split(',').at(-1)?.trim().toLowerCase();
-  if (!host) return null;
-  const origin = requestOrigin(request, trust);
-  // `requestOrigin` falls back to `Host` for a malformed forwarded host: only the forwarded one is believed here.
-  return origin.toLowerCase().endsWith(`://${host}`) ? origin : null;
-}
 
 /** `http://<SVC_HTTP_ADDR>` when it names one host (not `0.0.0.0`/`::`, which name none), else `null`. */
 function listenOrigin(listen: Config['listen']): string | null {
@@ -42,10 +30,11 @@ function listenOrigin(listen: Config['listen']): string | null {
  * The server URL the script downloads from (issue 20): `SVC_PUBLIC_URL`; else the origin a trusted proxy forwarded
  * (§1.2); else the listen address; else none (the script then needs `--server`). Never the request's own `Host`:
  * the script is cached publicly and runs as whoever pipes it to `sh`, so a forged `Host` must not choose where the
- * package comes from.
+ * package comes from. Behind a proxy that is not trusted the listen address is the server's own, not one the user
+ * can reach: such a deployment sets `SVC_PUBLIC_URL` (docs/decisions.md).
  */
 export function installerServerUrl(config: Config, request: FastifyRequest): string {
-  return config.publicUrl ?? forwardedOrigin(request) ?? listenOrigin(config.listen) ?? '';
+  return config.publicUrl ?? forwardedOrigin(request, request.server.proxyTrust) ?? listenOrigin(config.listen) ?? '';
 }
 
 /**

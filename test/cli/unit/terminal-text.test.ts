@@ -27,6 +27,14 @@ describe('terminalText', () => {
 
   it('oneLine folds line breaks (for fields inside one-line messages)', () => {
     expect(oneLine('  a\nb\r\n\tc  ')).toBe('a b c');
+    expect(oneLine('a  \n   \n  b c\u2028d')).toBe('a b c d');
+  });
+
+  it('oneLine takes linear time on a long run of blanks (a server detail of 1 MB of spaces)', () => {
+    const start = process.cpuUsage();
+    expect(oneLine(`x${' '.repeat(1_000_000)}y`)).toBe(`x${' '.repeat(1_000_000)}y`);
+    const used = process.cpuUsage(start);
+    expect((used.user + used.system) / 1000).toBeLessThan(1000); // the backtracking pattern took about a minute
   });
 });
 

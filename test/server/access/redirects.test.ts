@@ -32,6 +32,8 @@ describe('redirectRefusal', () => {
     ['https://arxiv.org', 'https://arxiv.org:8443/x', "port 8443 (the preprint host's port is 443)"],
     ['http://127.0.0.1:4000', 'http://127.0.0.1:4001/x', "port 4001 (the preprint host's port is 4000)"],
     ['http://127.0.0.1:4000', 'http://localhost:4000/x', 'another host localhost (only 127.0.0.1 or its subdomains)'],
+    ['https://arxiv.org', 'https://user@arxiv.org/pdf/x', 'a URL with credentials'],
+    ['https://arxiv.org', 'https://:secret@export.arxiv.org/pdf/x', 'a URL with credentials'],
   ])('base %s, Location %s → %j', (base, target, expected) => {
     expect(redirectRefusal(new URL(base), new URL(target))).toBe(expected);
   });

@@ -21,8 +21,9 @@ beforeAll(async () => {
   // upload's 10 s graph deadline. One upload of another paper, awaited until its node exists, warms it, so the
   // tests below see a graph that answers like a running one.
   await uploadPdf(b.server, '2412.00002v1', pdfBytes('warm-up'));
-  for (let i = 0; i < 240; i++) {
+  for (let i = 0; ; i++) {
     if ((await query("MATCH (p:Paper {preprint_id: '2412.00002'}) RETURN p")).length > 0) break;
+    if (i === 240) throw new Error('the warm-up upload never reached the graph (120 s)');
     await new Promise((r) => setTimeout(r, 500));
   }
 });
