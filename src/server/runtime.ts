@@ -2,6 +2,7 @@ import type { Logger } from 'pino';
 import { lookup } from 'node:dns/promises';
 import { isIP } from 'node:net';
 import { fileURLToPath } from 'node:url';
+import { settleWithin } from '../shared/deadline.js';
 import { buildApp } from './app.js';
 import type { App } from './http/context.js';
 import { openPaperAccess, type PaperAccessOptions } from './access/open.js';
@@ -59,19 +60,6 @@ const BACKGROUND_STOP_MS = 5_000;
 
 const plural = (n: number, what: string) => `${n} ${what}${n === 1 ? '' : 's'}`;
 
-/** Resolves when `work` settles or after `ms`, whichever is first; says which. */
-async function within(work: Promise<unknown>, ms: number): Promise<boolean> {
-  let timer: NodeJS.Timeout | undefined;
-  const expired = new Promise<false>((resolve) => {
-    timer = setTimeout(() => resolve(false), ms);
-  });
-  try {
-    return await Promise.race([work.then(() => true), expired]);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
 /** `SVC_FORCE_TCP4`: bind an IPv4 socket, resolving a host name to its IPv4 address. */
 async function ipv4Host(host: string): Promise<string> {
   if (host === '' || host === '::') return '0.0.0.0';
@@ -91,7 +79,12 @@ async function stopBackgroundWork(access: PaperAccess, ingest: IngestService, lo
     access.close().catch((err: unknown) => logger.error({ err }, 'stopping paper-access jobs failed')),
     ingest.close().catch((err: unknown) => logger.error({ err }, 'stopping ingest tasks failed')),
   ]);
-  if (!(await within(stopped, BACKGROUND_STOP_MS))) {
+  const settled = await settleWithin(
+    stopped.then(() => true),
+    BACKGROUND_STOP_MS,
+    () => false,
+  );
+  if (!settled) {
     logger.warn(`background work still running ${BACKGROUND_STOP_MS / 1000} s after shutdown began; not waiting`);
   } else if (jobs + tasks > 0) {
     logger.info(`stopped ${plural(jobs, 'paper-access job')} and ${plural(tasks, 'ingest task')} in progress`);

@@ -32,7 +32,7 @@ beforeAll(async () => {
 });
 afterEach(async () => {
   d.mineru.pollGate.open();
-  d.arxiv.pdfChunkDelayMs = 0;
+  d.arxiv.pdfBodyGate.open();
   for (const c of children.splice(0)) if (c.exitCode === null && c.signalCode === null) c.kill('SIGKILL');
   for (const dir of dirs.splice(0)) await rm(dir, { recursive: true, force: true });
 });
@@ -91,8 +91,8 @@ async function startWork(base: string, get: Get, prefix: string): Promise<InFlig
   const paper = (n: number) => `${prefix}${n}v1`;
   const [converting, downloading, ownPaper, claimed] = [paper(1), paper(2), paper(3), paper(4)];
   for (const id of [converting, claimed]) addPaper(d.arxiv, id.slice(0, -2));
-  // 16 MiB in 64 KiB chunks 50 ms apart: a download streams for about 13 s, long past the signal.
-  for (const id of [downloading, ownPaper]) addPaper(d.arxiv, id.slice(0, -2), 1, 16 * MIB);
+  // Larger than the MiB a held body sends: these downloads stay in flight until the body gate opens.
+  for (const id of [downloading, ownPaper]) addPaper(d.arxiv, id.slice(0, -2), 1, 2 * MIB);
 
   // A contributor's claim on a paper whose PDF is stored.
   expect((await get(`/api/papers/${claimed}/pdf`)).status).toBe(202);
@@ -106,7 +106,7 @@ async function startWork(base: string, get: Get, prefix: string): Promise<InFlig
   await until('a parser poll in flight', () => d.mineru.heldPolls === 1, 30_000, 10);
   const followTask = await ingest(base, { preprint_id: converting });
 
-  d.arxiv.pdfChunkDelayMs = 50;
+  d.arxiv.pdfBodyGate.close();
   expect((await get(`/api/papers/${downloading}/pdf`)).status).toBe(202);
   const ownTask = await ingest(base, { preprint_id: ownPaper, stop_after: 'fetch', force_fetch: true });
   await pollJson(get, `/api/papers/${downloading}/pdf/status`, (b) => Number(b.fetch?.['bytes_received']) >= MIB);
@@ -120,6 +120,7 @@ async function startWork(base: string, get: Get, prefix: string): Promise<InFlig
     30_000,
     20,
   );
+  await until('both PDF bodies held after their first MiB', () => d.arxiv.heldPdfBodies === 2, 30_000, 10);
   await until('the following task to run its parse step', async () => {
     const task = await jsonOf(await get(`/api/ingest/${followTask}`));
     return (task['steps'] as { parse: { status: string } }).parse.status === 'running';
@@ -236,7 +237,7 @@ describe('pksd serve stops its background work on a signal', () => {
       await expectCleanlyStopped(dir, work, pollsBefore);
 
       d.mineru.pollGate.open();
-      d.arxiv.pdfChunkDelayMs = 0;
+      d.arxiv.pdfBodyGate.open();
       const second = await serve(dir, port);
       await expectServesAfterRestart(second.url, second.get, work);
       second.process.kill('SIGTERM');
@@ -268,7 +269,7 @@ describe('close() of a server in this process', () => {
       });
 
       d.mineru.pollGate.open();
-      d.arxiv.pdfChunkDelayMs = 0;
+      d.arxiv.pdfBodyGate.open();
       const again = await composeServer(s.config, createLogger('warn', new LogCapture()));
       try {
         await expectServesAfterRestart(again.url, (p) => fetch(again.url + p, { headers: AUTH }), work);

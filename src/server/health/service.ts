@@ -1,3 +1,4 @@
+import { settleWithin } from '../../shared/deadline.js';
 import { rfc3339 } from '../../shared/time.js';
 import { VERSION } from '../../shared/version.js';
 import type { ParserCounters } from '../access/service.js';
@@ -21,26 +22,18 @@ export interface HealthBody {
 /** Field values an anonymous caller must not see (CONTRACT §8.1). */
 const REDACTED_FIELDS = ['endpoint', 'uri', 'database', 'dir', 'error'] as const;
 
-async function withTimeout(probe: Probe, ms: number): Promise<Check> {
-  let timer: NodeJS.Timeout | undefined;
-  const timeout = new Promise<Check>((resolve) => {
-    timer = setTimeout(
-      () => resolve({ status: 'error', ...probe.fields, error: `timed out after ${ms / 1000} s` }),
-      ms,
-    );
-  });
-  try {
-    return await Promise.race([
-      probe.run().catch((err: unknown): Check => ({
-        status: 'error',
-        ...probe.fields,
-        error: (err as Error)?.message ?? String(err),
-      })),
-      timeout,
-    ]);
-  } finally {
-    clearTimeout(timer);
-  }
+/** A probe's check; an error, or a timeout after `ms`, is an `error` check. */
+async function checkWithin(probe: Probe, ms: number): Promise<Check> {
+  const run = probe.run().catch((err: unknown): Check => ({
+    status: 'error',
+    ...probe.fields,
+    error: (err as Error)?.message ?? String(err),
+  }));
+  return settleWithin(run, ms, (): Check => ({
+    status: 'error',
+    ...probe.fields,
+    error: `timed out after ${ms / 1000} s`,
+  }));
 }
 
 /** How long one round of probe results answers health calls (a burst of calls runs the probes once). */
@@ -64,9 +57,9 @@ export class HealthService {
   /** Runs the three probes in parallel, each bounded by the probe timeout. */
   private async probe(): Promise<Checks> {
     const [rawstore, graphdb, wiki] = await Promise.all([
-      withTimeout(this.probes.rawstore, this.timeoutMs),
-      withTimeout(this.probes.graphdb, this.timeoutMs),
-      withTimeout(this.probes.wiki, this.timeoutMs),
+      checkWithin(this.probes.rawstore, this.timeoutMs),
+      checkWithin(this.probes.graphdb, this.timeoutMs),
+      checkWithin(this.probes.wiki, this.timeoutMs),
     ]);
     return { rawstore, graphdb, wiki };
   }

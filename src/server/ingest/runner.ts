@@ -5,7 +5,9 @@
  *
  * Shutdown: when `signal` aborts, `run` returns at once without finishing the task (the task store then writes it
  * `cancelled`, §10.6); the stage in progress is not followed further and no later stage starts. The fetch or
- * conversion it was waiting for belongs to the paper-access engine, which stops it itself.
+ * conversion it was waiting for belongs to the paper-access engine, which stops it itself. The steps unwind in the
+ * background, untracked, so they check the signal before every store lookup and before starting engine work:
+ * nothing touches the stores or the engine once the service closed.
  */
 import type { Logger } from 'pino';
 import type { VersionedPreprintId } from '../../shared/ids.js';
@@ -131,6 +133,7 @@ export class IngestRunner {
     id: VersionedPreprintId,
     ticket: SlotTicket,
   ): Promise<void> {
+    this.signal.throwIfAborted();
     const { engine } = this.access;
     let result: PdfResult;
     if (!task.options.force_fetch) {
@@ -151,6 +154,7 @@ export class IngestRunner {
         };
         return;
       }
+      this.signal.throwIfAborted();
       result = await this.follow(task, step, engine.start(id, 'pdf'), 'fetch', (job) => job.pdfStored.promise);
     } else {
       this.progress(task, step, fetchProgress({ phase: 'waiting', attempt: 1, bytesReceived: 0, bytesTotal: null }));
@@ -180,6 +184,7 @@ export class IngestRunner {
     id: VersionedPreprintId,
     ticket: SlotTicket,
   ): Promise<void> {
+    this.signal.throwIfAborted();
     const { engine } = this.access;
     const { force_parse: force, no_cache: noCache } = task.options;
     if (!force) {
@@ -203,6 +208,7 @@ export class IngestRunner {
       throw new Error('no PDF stored; run the fetch stage first');
     }
     if (!engine.conversion.enabled) throw new Error(`server-side parsing unavailable: ${engine.conversion.reason}`);
+    this.signal.throwIfAborted();
     let result: MarkdownResult;
     if (!force && !noCache) {
       result = await this.follow(task, step, engine.start(id, 'markdown'), 'parse', async (job) => {
@@ -292,7 +298,9 @@ export class IngestRunner {
     }
   }
 
+  /** A store lookup; none starts once the task is stopped. */
   private async find<T>(fn: () => Promise<T>): Promise<T> {
+    this.signal.throwIfAborted();
     try {
       return await fn();
     } catch (err) {

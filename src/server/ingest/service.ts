@@ -183,14 +183,30 @@ export class IngestService {
     };
   }
 
+  /**
+   * Stores `task` and runs it. A submission that raced the shutdown is refused (503) rather than accepted and
+   * never run: before the store write, and again after it — then the task is forgotten, its file removed. The run
+   * is registered before the write, so a `close()` meanwhile waits for this submission too.
+   */
   private async start(task: TaskDocument, requested: string): Promise<void> {
-    // A submission that raced the shutdown is refused rather than accepted and never run.
-    if (this.stopping.signal.aborted) throw new UnavailableError(SHUTTING_DOWN, { retryAfterSeconds: 5 });
-    await this.store.add(task);
-    const run = this.runner.run(task, requested).finally(() => this.running.delete(run));
+    if (this.stopping.signal.aborted) throw shuttingDown();
+    const admitted = this.store.add(task).then(async () => {
+      if (!this.stopping.signal.aborted) return true;
+      await this.store.remove(task.task_id);
+      return false;
+    });
+    const run: Promise<void> = admitted
+      .then(
+        (ok) => (ok ? this.runner.run(task, requested) : undefined),
+        () => undefined, // the submitter gets the failure
+      )
+      .finally(() => this.running.delete(run));
     this.running.add(run);
+    if (!(await admitted)) throw shuttingDown();
   }
 }
+
+const shuttingDown = () => new UnavailableError(SHUTTING_DOWN, { retryAfterSeconds: 5 });
 
 function accepted(taskId: string, what: string): Accepted {
   return {

@@ -106,6 +106,19 @@ export class TaskStore {
     return this.save(doc);
   }
 
+  /** Forgets a task just added (a submission refused after all) and removes its file. */
+  async remove(id: string): Promise<void> {
+    if (this.closed) return;
+    this.tasks.delete(id);
+    const p = this.persisted.get(id);
+    if (p) {
+      if (p.timer) clearTimeout(p.timer);
+      await p.chain;
+      this.persisted.delete(id);
+    }
+    await rm(path.join(this.dir, `${id}.json`), { force: true });
+  }
+
   /** A status change: written now. */
   save(doc: TaskDocument): Promise<void> {
     if (this.closed) return Promise.resolve();

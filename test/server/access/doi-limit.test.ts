@@ -6,8 +6,9 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RATE_RULES } from '../../../src/server/auth/rate-limit.js';
+import { RateLimitedError } from '../../../src/shared/domain-errors.js';
 import { arxivWork } from '../../support/upstreams/openalex.js';
-import { OffsetClock } from './support/clocks.js';
+import { OffsetClock, until } from './support/clocks.js';
 import { addPaper, jsonOf } from './support/papers.js';
 import { startAccessStack, stopAccessStack, type AccessStack } from './support/server.js';
 
@@ -75,22 +76,34 @@ describe('DOI lookups per credential', () => {
 
   it('callers joining a lookup in flight cause no request and are not counted', async () => {
     const { d, s } = stack;
-    clock.advance(60_000); // a fresh window
+    const { resolver } = s.access;
+    const caller = 'user:joiner'; // a budget of its own: LIMIT lookups in this window
     const start = lookups();
-    d.openalex.delayMs = 200;
+    const notKnown = (doi: string) => `DOI ${doi} is not known to OpenAlex or has no arXiv identifier`;
+    const messageOf = (o: Awaited<ReturnType<typeof resolver.resolve>>) => (o.ok ? null : o.failure.error.message);
+    d.openalex.workGate.close();
+    const together = Array.from({ length: 5 }, () => resolver.resolve('10.5555/together', caller));
     try {
-      const answers = await Promise.all(
-        Array.from({ length: 5 }, () => s.get('/api/papers/10.5555/together/pdf/status')),
-      );
-      expect(answers.map((r) => r.status)).toEqual([404, 404, 404, 404, 404]);
+      // The first caller's lookup is held upstream; the other four joined it before it could answer.
+      await until('the lookup to reach OpenAlex', () => d.openalex.workGate.held === 1);
+      expect(lookups() - start).toBe(1);
     } finally {
-      d.openalex.delayMs = 0;
+      d.openalex.workGate.open();
     }
+    const answers = await Promise.all(together);
+    expect(answers.map(messageOf)).toEqual(Array(5).fill(notKnown('10.5555/together')));
     expect(lookups() - start).toBe(1);
+
+    // The five callers used one lookup of the caller's budget: LIMIT - 1 more are allowed, then 429.
     for (let i = 2; i <= LIMIT; i++) {
-      expect((await s.get(`/api/papers/10.5555/after-${i}/pdf/status`)).status).toBe(404);
+      const doi = `10.5555/after-${i}`;
+      expect([i, messageOf(await resolver.resolve(doi, caller))]).toEqual([i, notKnown(doi)]);
     }
-    expect((await s.get('/api/papers/10.5555/after-last/pdf/status')).status).toBe(429);
+    const over = await resolver.resolve('10.5555/after-last', caller);
+    expect(over.ok ? null : over.failure.error).toBeInstanceOf(RateLimitedError);
+    expect(messageOf(over)).toMatch(
+      /^rate limit exceeded: at most 30 requests per minute for DOI resolutions through OpenAlex \(cached DOIs do not count\); retry in \d+ s$/,
+    );
     expect(lookups() - start).toBe(LIMIT);
   });
 });

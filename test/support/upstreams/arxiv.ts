@@ -32,6 +32,13 @@ export interface ArxivDouble extends HttpDouble {
   redirectPdfsTo: string | null;
   /** Sends PDF bodies in 64 KiB chunks with this pause between them (0 = at once). */
   pdfChunkDelayMs: number;
+  /**
+   * While closed, PDF bodies send their first MiB (`PDF_HELD_BYTES`) and hold the rest until opened: a download
+   * stays in flight as long as a test needs, however slow the machine.
+   */
+  readonly pdfBodyGate: Gate;
+  /** PDF bodies held by `pdfBodyGate` whose client is still connected (a client that gave up is not counted). */
+  readonly heldPdfBodies: number;
   /** Requests of one route (method GET, path only). */
   requestsTo(route: ArxivRoute): RecordedRequest[];
 }
@@ -53,10 +60,32 @@ export function absPage(versionless: string, latestVersion: number): string {
   );
 }
 
-async function sendPdf(res: ServerResponse, bytes: Buffer, chunkDelayMs: number): Promise<void> {
-  res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': bytes.length });
-  if (chunkDelayMs <= 0) return void res.end(bytes);
-  for (let offset = 0; offset < bytes.length; offset += 65_536) {
+/** A `Gate` that tells whether it is closed: a PDF body stops after its first MiB only then. */
+class BodyGate extends Gate {
+  #closed = false;
+
+  get isClosed(): boolean {
+    return this.#closed;
+  }
+
+  override close(): void {
+    this.#closed = true;
+    super.close();
+  }
+
+  override open(): void {
+    this.#closed = false;
+    super.open();
+  }
+}
+
+/** What a PDF body held by `pdfBodyGate` sends before it waits. */
+export const PDF_HELD_BYTES = 1024 * 1024;
+
+/** Sends `bytes` from `offset` on, in 64 KiB chunks `chunkDelayMs` apart (0 = at once). */
+async function sendPdfRest(res: ServerResponse, bytes: Buffer, offset: number, chunkDelayMs: number): Promise<void> {
+  if (chunkDelayMs <= 0) return void res.end(bytes.subarray(offset));
+  for (; offset < bytes.length; offset += 65_536) {
     if (res.destroyed) return;
     res.write(bytes.subarray(offset, offset + 65_536));
     await new Promise((resolve) => setTimeout(resolve, chunkDelayMs));
@@ -74,6 +103,23 @@ export async function startArxivDouble(options: DoubleOptions = {}): Promise<Arx
   const papers = new Map<string, ArxivPaper>();
   const scripted: Record<ArxivRoute, Answer[]> = { pdf: [], abs: [] };
   const pdfGate = new Gate();
+  const pdfBodyGate = new BodyGate();
+  const heldBodies = new Set<ServerResponse>();
+  /** Sends a PDF; a closed `pdfBodyGate` holds it after its first MiB, until opened or the client leaves. */
+  const sendPdf = async (res: ServerResponse, bytes: Buffer): Promise<void> => {
+    res.writeHead(200, { 'content-type': 'application/pdf', 'content-length': bytes.length });
+    let sent = 0;
+    if (pdfBodyGate.isClosed && bytes.length > PDF_HELD_BYTES) {
+      sent = PDF_HELD_BYTES;
+      res.write(bytes.subarray(0, sent));
+      heldBodies.add(res);
+      const left = new Promise<void>((resolve) => res.once('close', resolve));
+      await Promise.race([pdfBodyGate.pass(), left]);
+      heldBodies.delete(res);
+      if (res.destroyed) return;
+    }
+    await sendPdfRest(res, bytes, sent, state.pdfChunkDelayMs);
+  };
   let limited = 0;
   let retryAfter = 1;
   const state = { redirectPdfs: false, redirectPdfsTo: null as string | null, pdfChunkDelayMs: 0 };
@@ -104,7 +150,7 @@ export async function startArxivDouble(options: DoubleOptions = {}): Promise<Arx
       if (pdf[1] === 'pdf' && state.redirectPdfs) {
         return sendAnswer(res, { status: 301, headers: { location: `/pdf-mirror/${pdf[2]}v${pdf[3]}` } });
       }
-      return sendPdf(res, bytes, state.pdfChunkDelayMs);
+      return sendPdf(res, bytes);
     }
     const abs = /^\/abs\/(.+)$/.exec(url.pathname);
     if (req.method === 'GET' && abs) {
@@ -123,6 +169,10 @@ export async function startArxivDouble(options: DoubleOptions = {}): Promise<Arx
     ...double,
     papers,
     pdfGate,
+    pdfBodyGate,
+    get heldPdfBodies() {
+      return heldBodies.size;
+    },
     answerNext(route, ...answers) {
       scripted[route].push(...answers);
     },

@@ -1,4 +1,5 @@
 import {
+  Gate,
   sendAnswer,
   sendJson,
   startHttpDouble,
@@ -28,6 +29,11 @@ export interface OpenAlexDouble extends HttpDouble {
   answerNext(...answers: Answer[]): void;
   /** Pause before answering a work request (coalescing and cancellation tests). */
   delayMs: number;
+  /**
+   * Holds work requests unanswered while closed (a lookup in flight for as long as a test needs); `workGate.held`
+   * counts the requests held now.
+   */
+  readonly workGate: Gate;
   /** The work lookups received (`GET /works/doi:…`), in order: what a rate limit on lookups must bound. */
   workRequests(): RecordedRequest[];
 }
@@ -56,10 +62,12 @@ export async function startOpenAlexDouble(options: DoubleOptions = {}): Promise<
   const works = new Map<string, OpenAlexWork>();
   const scripted: Answer[] = [];
   const state = { delayMs: 0 };
+  const workGate = new Gate();
   const double = await startHttpDouble(async (req, res) => {
     const url = new URL(req.url, 'http://openalex.test');
     const match = /^\/works\/doi:(.+)$/.exec(url.pathname);
     if (req.method !== 'GET' || !match) return sendJson(res, 404, { error: 'not found' });
+    await workGate.pass();
     if (state.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
     const next = scripted.shift();
     if (next) return sendAnswer(res, next);
@@ -70,6 +78,7 @@ export async function startOpenAlexDouble(options: DoubleOptions = {}): Promise<
   return {
     ...double,
     works,
+    workGate,
     answerNext(...answers) {
       scripted.push(...answers);
     },
