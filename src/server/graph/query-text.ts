@@ -121,6 +121,11 @@ const ADMINISTRATION_KEYWORDS = new Set([
   'RENAME',
 ]);
 const FIRST_WORD = /^\s*([A-Za-z]+)/;
+/**
+ * `CREATE` opening a pattern (`CREATE (n)`, `CREATE p = (…)`) is the data clause, not an administration command: the
+ * plan refuses it as a write, in words that say so (`the graph is read-only: CREATE is not allowed`).
+ */
+const CREATE_PATTERN = /^\s*CREATE\s*(?:\(|[A-Za-z_][A-Za-z0-9_]*\s*=)/i;
 const LOAD_CSV = /\bLOAD\s+CSV\b/i;
 const APOC_FAMILY = /\bapoc\s*\.\s*(load|import|export)\s*\./i;
 const LIMIT_WORD = /\bLIMIT\b/gi;
@@ -169,7 +174,9 @@ function trimTrailing(query: string): string {
 /** Throws `InvalidInputError` for a query the endpoint refuses before it reaches the database. */
 export function checkQueryText(lexed: LexedQuery): void {
   const first = FIRST_WORD.exec(lexed.code)?.[1]?.toUpperCase();
-  if (first !== undefined && ADMINISTRATION_KEYWORDS.has(first)) throw new InvalidInputError(ADMINISTRATION_REFUSED);
+  if (first !== undefined && ADMINISTRATION_KEYWORDS.has(first) && !CREATE_PATTERN.test(lexed.code)) {
+    throw new InvalidInputError(ADMINISTRATION_REFUSED);
+  }
   if (LOAD_CSV.test(lexed.code)) throw new InvalidInputError(LOAD_CSV_REFUSED);
   const apoc = APOC_FAMILY.exec(lexed.names);
   if (apoc) throw new InvalidInputError(`apoc.${apoc[1]!.toLowerCase()}.* is not allowed in graph queries`);

@@ -79,6 +79,9 @@ describe('refused query texts', () => {
       'administration commands are not allowed in graph queries',
     ]),
     ['SHOW TRANSACTIONS', 'SHOW TRANSACTIONS', 'administration commands are not allowed in graph queries'],
+    ...['CREATE DATABASE evil', 'CREATE OR REPLACE ROLE evil', 'CREATE INDEX evil FOR (n:E) ON (n.x)'].map(
+      (query): [string, string, string] => [query, query, 'administration commands are not allowed in graph queries'],
+    ),
     [
       'TERMINATE TRANSACTIONS',
       "TERMINATE TRANSACTIONS 'neo4j-transaction-1'",
@@ -100,6 +103,9 @@ describe('accepted query texts', () => {
     ['apoc.load in a literal', "RETURN 'apoc.load.json' AS name"],
     ['other apoc families', 'RETURN apoc.text.join(["a"], ",") AS s'],
     ['a word merely containing LOAD', 'MATCH (n:Download) RETURN n'],
+    // The data clause is left to the plan, which refuses it as a write (service.test.ts).
+    ['CREATE of a pattern', 'create (n:Evil) RETURN n'],
+    ['CREATE of a named path', '/* c */ CREATE p = (a)-[:R]->(b) RETURN p'],
   ])('%s', (_label, query) => {
     expect(refusal(query)).toBeNull();
   });

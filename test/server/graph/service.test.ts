@@ -73,7 +73,8 @@ describe('read-only queries', () => {
   const ADMIN = 'administration commands are not allowed in graph queries';
   const readOnly = (what: string) => `the graph is read-only: ${what} is not allowed`;
   const writes: [string, string, string][] = [
-    ['CREATE', 'CREATE (n:Evil) RETURN n', ADMIN],
+    ['CREATE', 'CREATE (n:Evil) RETURN n', readOnly('CREATE')],
+    ['CREATE of a named path', 'CREATE p = (:Evil)-[:R]->(:Evil) RETURN p', readOnly('CREATE')],
     ['MERGE', "MERGE (n:Paper {preprint_id: 'new'}) RETURN n", readOnly('MERGE')],
     ['SET', "MATCH (n:Paper) SET n.title = 'x' RETURN n", readOnly('SET')],
     ['REMOVE', 'MATCH (n:Paper) REMOVE n.title RETURN n', readOnly('SET')],
