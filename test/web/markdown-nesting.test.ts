@@ -4,10 +4,12 @@
  */
 import { describe, expect, it } from 'vitest';
 import {
-  braceBound,
+  bracketBound,
   emphasisBound,
-  MAX_BRACE_DEPTH,
+  groupBound,
+  MAX_BRACKET_DEPTH,
   MAX_EMPHASIS_OPENERS,
+  MAX_GROUP_DEPTH,
   MAX_NESTING,
   nestingBound,
   tooDeepToTypeset,
@@ -78,28 +80,67 @@ describe('emphasisBound', () => {
   });
 });
 
-describe('braceBound', () => {
+const nested = (levels: number, open: string, inner: string, close: string): string =>
+  open.repeat(levels) + inner + close.repeat(levels);
+
+describe('groupBound', () => {
   const cases: [name: string, source: string, bound: number][] = [
-    ['no braces', 'Plain text.', 0],
+    ['no groups', 'Plain text.', 0],
     ['a formula', '$\\frac{a^{2}}{b_{i}}$', 2],
     ['unmatched closers are ignored', '}}} {x}', 1],
     ['blocks are counted apart', '${$\n\n${{x}}$', 2],
-    ['10 000 nested groups', `$${'{'.repeat(10_000)}x${'}'.repeat(10_000)}$`, 10_000],
+    ['escaped braces are text', '$\\{x \\mid x > 0\\}$ and \\\\{y}', 1],
+    ['10 000 nested groups', `$${nested(10_000, '{', 'x', '}')}$`, 10_000],
+    ['a matrix', '$\\begin{pmatrix} a & b \\\\ c & d \\end{pmatrix}$', 1],
+    ['a matrix in a matrix', '$\\begin{matrix} \\begin {bmatrix} x \\end{bmatrix} \\end{matrix}$', 2],
+    ['200 nested matrices', `$${nested(200, '\\begin{matrix}', 'x', '\\end{matrix}')}$`, 200],
+    ['an array with its column spec', '$\\begin{array}{cc} a & b \\end{array}$', 2],
+    ['delimiters', '$\\left( \\left[ x \\right] \\right)$', 2],
+    ['1 000 nested delimiters', `$${nested(1000, '\\left(', 'x', '\\right)')}$`, 1000],
+    ['arrows are not delimiters', '$a \\leftarrow b \\rightarrow c \\leftrightarrow d$', 0],
+    ['delimiters around a fraction', '$\\left\\{ \\frac{1}{2} \\right\\}$', 2],
   ];
   it.each(cases)('%s', (_name, source, bound) => {
-    expect(braceBound(source)).toBe(bound);
+    expect(groupBound(source)).toBe(bound);
+  });
+});
+
+describe('bracketBound', () => {
+  const cases: [name: string, source: string, bound: number][] = [
+    ['no brackets', 'Plain text.', 0],
+    ['links and images', '[a](b) ![c](d) [e][f] [^1]', 1],
+    ['a link around an image', '[![a](b)](c)', 2],
+    ['unmatched closers are ignored', ']]] [x]', 1],
+    ['blocks are counted apart', '[[\n\n[x]', 2],
+    ['escaped brackets are text', '\\[ \\[ \\[ x', 0],
+    ['an escaped backslash before a bracket', '\\\\[x', 1],
+    ['5 000 nested images', nested(5000, '![', 'x', '](y)'), 5000],
+    ['10 000 unclosed brackets', '['.repeat(10_000) + 'x', 10_000],
+  ];
+  it.each(cases)('%s', (_name, source, bound) => {
+    expect(bracketBound(source)).toBe(bound);
   });
 });
 
 describe('tooDeepToTypeset', () => {
   const cases: [name: string, source: string, tooDeep: boolean][] = [
-    ['an ordinary document', '# Title\n\n- a\n  - b\n\n> *quoted* $\\frac{1}{2}$\n', false],
+    ['an ordinary document', '# Title\n\n- a\n  - b\n\n> *quoted* $\\frac{1}{2}$ [link](x)\n', false],
     ['lists at the bound', '- '.repeat(MAX_NESTING) + 'x', false],
     ['lists past the bound', '- '.repeat(MAX_NESTING + 1) + 'x', true],
     ['emphasis at the bound', '*a '.repeat(MAX_EMPHASIS_OPENERS) + 'x', false],
     ['emphasis past the bound', '*a '.repeat(MAX_EMPHASIS_OPENERS + 1) + 'x', true],
-    ['groups at the bound', '{'.repeat(MAX_BRACE_DEPTH), false],
-    ['groups past the bound', '{'.repeat(MAX_BRACE_DEPTH + 1), true],
+    ['groups at the bound', '{'.repeat(MAX_GROUP_DEPTH), false],
+    ['groups past the bound', '{'.repeat(MAX_GROUP_DEPTH + 1), true],
+    ['fractions past the bound', `$${nested(MAX_GROUP_DEPTH + 1, '\\frac{', '1', '}{2}')}$`, true],
+    ['matrices at the bound', `$${nested(MAX_GROUP_DEPTH, '\\begin{matrix}', 'x', '\\end{matrix}')}$`, false],
+    ['matrices past the bound', `$${nested(MAX_GROUP_DEPTH + 1, '\\begin{matrix}', 'x', '\\end{matrix}')}$`, true],
+    ['200 nested matrices', `$${nested(200, '\\begin{matrix}', 'x', '\\end{matrix}')}$`, true],
+    ['delimiters at the bound', `$${nested(MAX_GROUP_DEPTH, '\\left(', 'x', '\\right)')}$`, false],
+    ['delimiters past the bound', `$${nested(MAX_GROUP_DEPTH + 1, '\\left(', 'x', '\\right)')}$`, true],
+    ['images at the bound', nested(MAX_BRACKET_DEPTH, '![', 'x', '](y)'), false],
+    ['images past the bound', nested(MAX_BRACKET_DEPTH + 1, '![', 'x', '](y)'), true],
+    ['5 000 nested images', nested(5000, '![', 'x', '](y)'), true],
+    ['10 000 nested links', nested(10_000, '[', 'x', '](y)'), true],
   ];
   it.each(cases)('%s', (_name, source, tooDeep) => {
     expect(tooDeepToTypeset(source)).toBe(tooDeep);

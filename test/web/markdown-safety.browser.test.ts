@@ -33,11 +33,15 @@ const HOSTILE_PAPER = [
   '![enc-slash](images%2f..%2f..%2fpat) ![mixed](.%2e/.%2e/pat)',
   // In markdown `\\` is one backslash of the URL; a lone `\` escapes the character after it.
   '![bs](..\\\\..\\\\pat) ![bs-lone](images\\..\\..\\pat) ![bs-enc](..%5C..%5Cpat)',
-  '![proto](//evil.example/x.png) ![http](http://127.0.0.1:1/x.png)',
+  '![proto](//evil.example/x.png) ![http](http://images.example/x.png)',
+  // http: URLs the browser reads as paths of this http page (http://127.0.0.1:<port>), or on its host.
+  '![http-abs](HTTP:/api/pat) ![http-path](http:../markdown) ![same-host](http://127.0.0.1:1/x.png)',
   '',
   'Links: [rel](../markdown) [up](../../pat) [abs](/api/pat) [enc](%2e%2e/%2e%2e/pat) [bs](..\\\\..\\\\pat)',
   '[proto](//evil.example/x) [app](/pat) [device](/device?user_code=ABCD-EFGH) [figure](images/fig1.png)',
   '[external](https://example.org/paper) [section](#a-paper-with-hostile-references).',
+  'Device codes: [http-device](http:/device?user_code=ABCD-EFGH) [http-upper](HTTP:/pat) [http-rel](http:pat)',
+  '[http-up](http:../../api/pat) [same-host](http://127.0.0.1/device?user_code=ABCD-EFGH).',
   '',
   'Wiki syntax is text here: [[../../api/pat]] and [[concept-qubit]].',
 ].join('\n');
@@ -52,19 +56,31 @@ const DEEP_PAGES = [
   ['concept-deep-quotes', '10 000 nested quotes', `${'> '.repeat(DEEP)}innermost quote`],
   ['concept-deep-footnotes', '10 000 nested footnotes', `${'[^n]: '.repeat(DEEP)}innermost note`],
   ['concept-deep-emphasis', '10 000 nested emphases', `${'*a '.repeat(DEEP)}innermost${' b*'.repeat(DEEP)}`],
-  // Each within reach of the pipeline alone, together too deep for React (it logged a recovered render error).
+  [
+    'concept-deep-matrices',
+    '200 nested matrices',
+    `$$${'\\begin{matrix}'.repeat(200)}x${'\\end{matrix}'.repeat(200)}$$`,
+  ],
+  ['concept-deep-images', '5 000 nested images', `${'!['.repeat(5000)}innermost${'](x.png)'.repeat(5000)}`],
+  // Lists and emphasis at their bounds, the formula past the group bound (together too deep for React).
   [
     'concept-deep-mixed',
     '100 lists around 1 000 emphases around a formula 1 000 groups deep',
     `${'- '.repeat(100)}${'*a '.repeat(1000)}$${'{'.repeat(1000)}x${'}'.repeat(1000)}$${' b*'.repeat(1000)}`,
   ],
 ] as const;
-const PAGES = Object.fromEntries(
-  DEEP_PAGES.map(([id, title, nested]) => [
+/** Nesting the bounds cannot see: macros that would expand to 300 nested matrices (2 400 levels of elements). */
+const MACRO_MATRICES = `$$\\def\\B{\\begin{matrix}}\\def\\E{\\end{matrix}}${'\\B '.repeat(300)}x${' \\E'.repeat(300)}$$`;
+/** Every bound reached at once, none passed: typeset. */
+const AT_THE_BOUNDS = `${'- '.repeat(100)}${'*a '.repeat(1000)}$${'\\frac{'.repeat(40)}x${'}{2}'.repeat(40)}$${' b*'.repeat(1000)} ${'['.repeat(500)}x${'](y)'.repeat(500)}`;
+const PAGES = Object.fromEntries([
+  ...DEEP_PAGES.map(([id, title, nested]) => [
     `concepts/${id}.md`,
     deepPage(id, title, `Before the nesting.\n\n${nested}\n\nAfter the nesting.`),
   ]),
-);
+  ['concepts/concept-at-the-bounds.md', deepPage('concept-at-the-bounds', 'At the bounds', AT_THE_BOUNDS)],
+  ['concepts/concept-macro-matrices.md', deepPage('concept-macro-matrices', 'Macro matrices', MACRO_MATRICES)],
+]);
 
 describe.skipIf(!CHROMIUM)('web front end: markdown from papers and the wiki', () => {
   let browser: Browser;
@@ -164,17 +180,21 @@ describe.skipIf(!CHROMIUM)('web front end: markdown from papers and the wiki', (
         'bs-lone',
         'bs-enc',
         'proto',
+        'http-abs',
+        'http-path',
+        'same-host',
       ].map((alt) => `[image not available: ${alt}]`),
     );
     const links = await article
       .getByRole('link')
       .evaluateAll((as) => as.map((a) => [a.textContent, a.getAttribute('href'), a.getAttribute('rel')] as const));
     expect(links).toEqual([
-      ['[external image: http]', 'http://127.0.0.1:1/x.png', 'noopener noreferrer'],
+      ['[external image: http]', 'http://images.example/x.png', 'noopener noreferrer'],
       ['external', 'https://example.org/paper', 'noopener noreferrer'],
       ['section', '#a-paper-with-hostile-references', null],
     ]);
-    for (const text of ['rel', 'up', 'abs', 'enc', 'bs', 'proto', 'app', 'device', 'figure']) {
+    const linkTexts = ['rel', 'up', 'abs', 'enc', 'bs', 'proto', 'app', 'device', 'figure'];
+    for (const text of [...linkTexts, 'http-device', 'http-upper', 'http-rel', 'http-up', 'same-host']) {
       expect(await article.getByText(text, { exact: true }).count(), text).toBe(1);
     }
     await article.getByText('Wiki syntax is text here: [[../../api/pat]] and [[concept-qubit]].').waitFor();
@@ -190,7 +210,7 @@ describe.skipIf(!CHROMIUM)('web front end: markdown from papers and the wiki', (
       const body = page.locator('#wiki-body');
       await body
         .getByText(
-          'This document nests lists, block quotes, emphasis or formulas too deeply to be typeset; it is shown as plain text.',
+          'This document nests lists, block quotes, emphasis, links or formulas too deeply to be typeset; it is shown as plain text.',
         )
         .waitFor();
       expect(await body.locator('pre.markdown-source').textContent()).toBe(
@@ -204,6 +224,31 @@ describe.skipIf(!CHROMIUM)('web front end: markdown from papers and the wiki', (
       expect(pageErrors).toEqual([]);
     });
   }
+
+  it('typesets a document at every bound', async () => {
+    const { page } = w;
+    await page.goto(`${stack.url}/wiki/concept-at-the-bounds`);
+    await page.getByRole('heading', { level: 1, name: 'At the bounds' }).waitFor();
+    const body = page.locator('#wiki-body');
+    await body.locator('.katex').first().waitFor();
+    expect(await body.locator('pre.markdown-source').count()).toBe(0);
+    expect(await body.locator('li').count()).toBe(100);
+    expect(await body.locator('em').count()).toBe(1000);
+    expect(pageErrors).toEqual([]);
+  });
+
+  it('shows a formula that defines macros as a KaTeX error, without expanding them', async () => {
+    const { page } = w;
+    await page.goto(`${stack.url}/wiki/concept-macro-matrices`);
+    await page.getByRole('heading', { level: 1, name: 'Macro matrices' }).waitFor();
+    const error = page.locator('#wiki-body .katex-error');
+    await error.waitFor();
+    expect(await error.getAttribute('title')).toMatch(/^ParseError: KaTeX parse error: /);
+    expect(await page.locator('#wiki-body .katex').count()).toBe(0);
+    await page.getByRole('link', { name: 'Wiki', exact: true }).first().click();
+    await page.waitForURL(`${stack.url}/wiki`);
+    expect(pageErrors).toEqual([]);
+  });
 
   it('caused no page error, CSP violation or console error', () => {
     expect(pageErrors).toEqual([]);

@@ -52,7 +52,15 @@ describe('paper images', () => {
     ['%2Fapi%2Fpat', BASE, none],
     ['\\\\evil.example\\x.png', BASE, none],
     ['http://evil.example/x.png', BASE, { kind: 'external', href: 'http://evil.example/x.png' }],
-    ['HTTPS://evil.example/x.png', BASE, { kind: 'external', href: 'HTTPS://evil.example/x.png' }],
+    ['HTTPS://evil.example/x.png', BASE, { kind: 'external', href: 'https://evil.example/x.png' }],
+    // http(s) without a host, or on this host: the browser resolves them into this site, not elsewhere.
+    ['https:/api/pat', BASE, none],
+    ['HTTPS:/device?user_code=ABCD-EFGH', BASE, none],
+    ['https:images/fig1.png', BASE, none],
+    ['https://pks.example/api/pat', BASE, none],
+    ['http://pks.example/api/pat', BASE, none],
+    ['https://pks.example./api/pat', BASE, none],
+    ['https:/api/pat', '', none],
     // Other schemes, empty or malformed names.
     ['javascript:alert(1)', BASE, none],
     ['data:image/png;base64,AAAA', BASE, none],
@@ -69,7 +77,7 @@ describe('paper images', () => {
     ['images/fig1.png', '', none],
   ];
   it.each(cases)('%s under %s', (src, base, expected) => {
-    expect(resolveImage(src, base || undefined)).toEqual(expected);
+    expect(resolveImage(src, base || undefined, 'https://pks.example/papers/2502.00020v1')).toEqual(expected);
   });
 
   it('keeps every resolved image under the paper’s images route, as the browser reads the URL', () => {
@@ -108,6 +116,19 @@ describe('links', () => {
     ['javascript:alert(1)', true, text],
     ['#', true, text],
     ['', true, text],
+    // http(s) without a host, or on this host: the browser resolves them against the page.
+    ['https:/device?user_code=ABCD-EFGH', true, text],
+    ['HTTPS:/pat', true, text],
+    ['https:pat', true, text],
+    ['HtTpS:../../api/pat', true, text],
+    ['https:\\\\device', true, { kind: 'external', href: 'https://device/' }],
+    ['https://pks.example/pat', true, text],
+    ['https://PKS.example:443/device?user_code=ABCD-EFGH', true, text],
+    ['http://pks.example/device?user_code=ABCD-EFGH', true, text],
+    ['https://pks.example:8443/pat', true, text],
+    ['https://pks.example./pat', true, text],
+    ['https://', true, text],
+    ['HTTPS://arxiv.org/abs/2502.00020', true, { kind: 'external', href: 'https://arxiv.org/abs/2502.00020' }],
     // Wiki pages: the front end's pages through the router, the server's own paths as plain navigations.
     ['#intro', false, { kind: 'fragment', href: '#intro' }],
     ['/wiki/concept-qpe#steps', false, { kind: 'app', to: '/wiki/concept-qpe#steps' }],
@@ -125,8 +146,37 @@ describe('links', () => {
     ['https://evil.example/x', false, { kind: 'external', href: 'https://evil.example/x' }],
     ['javascript:alert(1)', false, text],
     ['', false, text],
+    // http(s) without a host, or on this site: the same-origin rules, never an external link.
+    ['https:/device?user_code=ABCD-EFGH', false, { kind: 'app', to: '/device?user_code=ABCD-EFGH' }],
+    ['HTTPS:/pat', false, { kind: 'app', to: '/pat' }],
+    ['https:concept-qpe', false, { kind: 'app', to: '/wiki/concept-qpe' }],
+    ['https:/api/pat', false, { kind: 'server', href: '/api/pat' }],
+    ['https://pks.example/wiki/concept-qpe', false, { kind: 'app', to: '/wiki/concept-qpe' }],
+    ['https://pks.example/api/pat', false, { kind: 'server', href: '/api/pat' }],
   ];
   it.each(cases)('%s (paper: %s)', (href, paper, expected) => {
     expect(resolveLink(href, { page: paper ? page : wikiPage, paper })).toEqual(expected);
+  });
+
+  // On an http page `http:/x` resolves against it too (on an https page it names the host `x`).
+  const httpCases: [href: string, paper: boolean, expected: LinkTarget][] = [
+    ['http:/device?user_code=ABCD-EFGH', true, text],
+    ['HTTP:pat', true, text],
+    ['https:/pat', true, { kind: 'external', href: 'https://pat/' }],
+    ['http:/device?user_code=ABCD-EFGH', false, { kind: 'app', to: '/device?user_code=ABCD-EFGH' }],
+    ['http:/api/pat', false, { kind: 'server', href: '/api/pat' }],
+    ['https:/pat', false, { kind: 'external', href: 'https://pat/' }],
+  ];
+  it.each(httpCases)('%s on an http page (paper: %s)', (href, paper, expected) => {
+    const httpPage = paper ? 'http://127.0.0.1:8080/papers/2502.00020v1' : 'http://127.0.0.1:8080/wiki/concept-qft';
+    expect(resolveLink(href, { page: httpPage, paper })).toEqual(expected);
+  });
+
+  it('never links a paper into this host, as the browser reads the link', () => {
+    for (const [href, paper, expected] of cases) {
+      if (!paper || expected.kind !== 'external') continue;
+      expect(new URL(expected.href, page).hostname, href).not.toBe('pks.example');
+      expect(new URL(href, page).href, href).toBe(expected.href);
+    }
   });
 });

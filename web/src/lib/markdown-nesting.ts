@@ -8,14 +8,24 @@
 export const MAX_NESTING = 100;
 /** Emphasis openers in one block (1 000 nested levels typeset in about a second). */
 export const MAX_EMPHASIS_OPENERS = 1000;
-/** `{` groups open at once in one block (TeX; KaTeX nests an element per group). */
-export const MAX_BRACE_DEPTH = 200;
+/**
+ * TeX groups open at once in one block: `{…}`, `\left…\right`, `\begin{…}…\end{…}`. KaTeX nests up to ten elements
+ * per group (a fraction, a script, a matrix: 6 to 9.4 measured; a bare `{` or `\left` one), so 40 groups stay
+ * below 400 levels of elements; 200 nested matrices (1 600 levels) overflow the stack inside rehype-katex.
+ */
+export const MAX_GROUP_DEPTH = 40;
+/**
+ * `[` open at once in one block: micromark's resolution of links and images is quadratic in them (2 000 nested
+ * `![…](…)` take two seconds, 5 000 eighteen); 500 take about 0.15 s.
+ */
+export const MAX_BRACKET_DEPTH = 500;
 
 /** Whether `source` may nest deeper than the pipeline can typeset (see the bounds below). */
 export const tooDeepToTypeset = (source: string): boolean =>
   nestingBound(source) > MAX_NESTING ||
   emphasisBound(source) > MAX_EMPHASIS_OPENERS ||
-  braceBound(source) > MAX_BRACE_DEPTH;
+  groupBound(source) > MAX_GROUP_DEPTH ||
+  bracketBound(source) > MAX_BRACKET_DEPTH;
 
 const SPACE = 0x20;
 const TAB = 0x09;
@@ -133,14 +143,34 @@ export function emphasisBound(source: string): number {
   return Math.max(max, openers);
 }
 
-/** The deepest nesting of `{` groups in one block of `source` (an unmatched `}` is ignored; a blank line resets). */
-export function braceBound(source: string): number {
+/**
+ * The deepest nesting of TeX groups in one block of `source`: a `{`, a `\left` (not `\leftarrow`) or a
+ * `\begin{name}` opens one, a `}`, `\right` or `\end{name}` closes the innermost (an unmatched closer is ignored; a
+ * blank line resets). An escaped character (`\{`, `\\`) opens nothing.
+ */
+export function groupBound(source: string): number {
+  return depthBound(source, /\\(?:begin|end)\s*\{[^{}]*\}|\\(?:left|right)(?![a-zA-Z])|\\[^a-zA-Z]|[{}]/g, (token) =>
+    token === '{' || token.startsWith('\\begin') || token === '\\left'
+      ? 1
+      : token === '}' || token.startsWith('\\end') || token === '\\right'
+        ? -1
+        : 0,
+  );
+}
+
+/** The deepest nesting of `[` in one block of `source` (`]` closes one; `\[` is text; a blank line resets). */
+export function bracketBound(source: string): number {
+  return depthBound(source, /\\.|[[\]]/g, (token) => (token === '[' ? 1 : token === ']' ? -1 : 0));
+}
+
+/** The deepest nesting per block of the tokens `pattern` finds, each opening (1), closing (-1) or neither (0). */
+function depthBound(source: string, pattern: RegExp, step: (token: string) => number): number {
   let max = 0;
   let depth = 0;
   for (const line of source.split(/\r\n|\r|\n/)) {
     if (isBlank(line)) depth = 0;
-    for (const ch of line.matchAll(/[{}]/g)) {
-      depth = ch[0] === '{' ? depth + 1 : Math.max(0, depth - 1);
+    for (const [token] of line.matchAll(pattern)) {
+      depth = Math.max(0, depth + step(token));
       max = Math.max(max, depth);
     }
   }

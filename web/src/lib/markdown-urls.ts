@@ -55,11 +55,35 @@ export function paperImageName(src: string): string | null {
 }
 
 /**
- * An image of rendered markdown. With `imageBase` (paper markdown: `/api/papers/<id>/images/`) a reference to a
- * stored image becomes `<imageBase><name>`, each segment encoded; the wiki has no images of its own.
+ * `href` as the browser reads it on `page`, or null. `https:/device`, `HTTPS:pat` (and `http:/x` on an http
+ * page) name no host: the browser resolves them against the page, so they lead into this site.
  */
-export function resolveImage(src: string, imageBase: string | undefined): ImageTarget {
-  if (EXTERNAL_IMAGE.test(src)) return { kind: 'external', href: src };
+function resolveAgainst(href: string, page: URL): URL | null {
+  try {
+    return new URL(href, page);
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether `url` is on the page's host, whatever its scheme or port (`http://<host>/device` from an https page still
+ * reaches this site, through its redirect to https) or a trailing dot of the host name.
+ */
+const onPageHost = (url: URL, page: URL): boolean =>
+  url.hostname.replace(/\.$/, '') === page.hostname.replace(/\.$/, '');
+
+/**
+ * An image of rendered markdown shown on `page` (an absolute URL). With `imageBase` (paper markdown:
+ * `/api/papers/<id>/images/`) a reference to a stored image becomes `<imageBase><name>`, each segment encoded; the
+ * wiki has no images of its own. An http(s) URL on another host is linked; one on this site is not available.
+ */
+export function resolveImage(src: string, imageBase: string | undefined, page: string): ImageTarget {
+  if (EXTERNAL_IMAGE.test(src)) {
+    const pageUrl = new URL(page);
+    const url = resolveAgainst(src, pageUrl);
+    return url && !onPageHost(url, pageUrl) ? { kind: 'external', href: url.href } : { kind: 'unavailable' };
+  }
   const name = imageBase ? paperImageName(src) : null;
   if (name === null) return { kind: 'unavailable' };
   return { kind: 'paper', src: imageBase + name.split('/').map(encodeURIComponent).join('/') };
@@ -72,17 +96,22 @@ export interface LinkContext {
   paper: boolean;
 }
 
-/** A link of rendered markdown (wikilinks are handled before, by the renderer). */
+/**
+ * A link of rendered markdown (wikilinks are handled before, by the renderer). Every link is resolved as the browser
+ * would resolve it: an `https:` spelling without a host (`https:/device?user_code=…`) leads into this site too.
+ */
 export function resolveLink(href: string, context: LinkContext): LinkTarget {
   if (href.length > 1 && href.startsWith('#')) return { kind: 'fragment', href };
-  if (EXTERNAL_LINK.test(href)) return { kind: 'external', href };
-  if (context.paper || href === '' || SCHEME.test(href)) return { kind: 'text' };
+  const written = EXTERNAL_LINK.test(href);
+  if (href === '' || (context.paper ? !written : SCHEME.test(href) && !written)) return { kind: 'text' };
   const page = new URL(context.page);
-  let url: URL;
-  try {
-    url = new URL(href, page);
-  } catch {
-    return { kind: 'text' };
+  const url = resolveAgainst(href, page);
+  if (url === null) return { kind: 'text' };
+  if (context.paper) {
+    // A paper links to other sites only: anything on this host would be a phishing aid.
+    return !onPageHost(url, page) && EXTERNAL_LINK.test(url.href)
+      ? { kind: 'external', href: url.href }
+      : { kind: 'text' };
   }
   if (url.origin !== page.origin)
     return EXTERNAL_LINK.test(url.href) ? { kind: 'external', href: url.href } : { kind: 'text' };

@@ -1,5 +1,5 @@
 import 'katex/dist/katex.min.css';
-import { createContext, memo, useContext, useMemo, type ComponentProps, type ReactNode } from 'react';
+import { Component, createContext, memo, useContext, useMemo, type ComponentProps, type ReactNode } from 'react';
 import ReactMarkdown, { type Components } from 'react-markdown';
 import { Link } from 'react-router';
 import { tooDeepToTypeset } from '../../lib/markdown-nesting';
@@ -62,7 +62,28 @@ export interface MarkdownProps {
   imageBase?: string;
 }
 
-const KATEX = { throwOnError: false, strict: false } as const;
+/**
+ * Macro definitions nest without any brace in the source (`\def\B{\begin{matrix}}` then `\B` three hundred times),
+ * past what the nesting bounds see, deep enough to crash the browser's renderer: each definer expands to an
+ * undefined command, so such a formula shows as a KaTeX error with its source.
+ */
+const MACRO_DEFINERS = [
+  '\\def',
+  '\\gdef',
+  '\\edef',
+  '\\xdef',
+  '\\global',
+  '\\let',
+  '\\futurelet',
+  '\\newcommand',
+  '\\renewcommand',
+  '\\providecommand',
+];
+const KATEX = {
+  throwOnError: false,
+  strict: false,
+  macros: Object.fromEntries(MACRO_DEFINERS.map((definer) => [definer, '\\macroDefinitionsAreNotSupported'])),
+} as const;
 
 type AnchorProps = ComponentProps<'a'> & { node?: { properties?: Record<string, unknown> } };
 
@@ -76,23 +97,49 @@ function PlainText({ content, reason }: { content: string; reason: string }) {
   );
 }
 
+const TOO_DEEP =
+  'This document nests lists, block quotes, emphasis, links or formulas too deeply to be typeset; it is shown as plain text.';
+const FAILED = 'This document could not be typeset; it is shown as plain text.';
+
+interface TypesetBoundaryProps {
+  content: string;
+  children: ReactNode;
+}
+
+/**
+ * Shows the plain text when typesetting `content` throws — a stack overflow the nesting bounds did not foresee (the
+ * pipeline runs while React renders) — instead of the route's error page. A new document is tried again.
+ */
+class TypesetBoundary extends Component<TypesetBoundaryProps, { content: string; failed: boolean }> {
+  override state = { content: this.props.content, failed: false };
+
+  static getDerivedStateFromProps(props: TypesetBoundaryProps, state: { content: string }) {
+    return props.content === state.content ? null : { content: props.content, failed: false };
+  }
+
+  static getDerivedStateFromError() {
+    return { failed: true };
+  }
+
+  override render() {
+    return this.state.failed ? <PlainText content={this.props.content} reason={FAILED} /> : this.props.children;
+  }
+}
+
 /**
  * Renders wiki or paper markdown: GFM tables and lists, `$…$`/`$$…$$` math through KaTeX (MathML for screen
  * readers plus HTML), wikilinks in all four forms (wiki pages), heading anchors. Raw HTML in the source is not
  * rendered; links and images lead only where `lib/markdown-urls.ts` allows. A document that may nest deeper than
- * `lib/markdown-nesting.ts` allows is shown as plain text.
+ * `lib/markdown-nesting.ts` allows, or whose typesetting fails, is shown as plain text.
  */
 export const Markdown = memo(function Markdown(props: MarkdownProps) {
   const tooDeep = useMemo(() => tooDeepToTypeset(props.content), [props.content]);
-  if (tooDeep) {
-    return (
-      <PlainText
-        content={props.content}
-        reason="This document nests lists, block quotes, emphasis or formulas too deeply to be typeset; it is shown as plain text."
-      />
-    );
-  }
-  return <TypesetMarkdown {...props} />;
+  if (tooDeep) return <PlainText content={props.content} reason={TOO_DEEP} />;
+  return (
+    <TypesetBoundary content={props.content}>
+      <TypesetMarkdown {...props} />
+    </TypesetBoundary>
+  );
 });
 
 function TypesetMarkdown({ content, title, imageBase }: MarkdownProps) {
@@ -149,7 +196,7 @@ function TypesetMarkdown({ content, title, imageBase }: MarkdownProps) {
         }
       },
       img({ src, alt, title: imgTitle }) {
-        const image = resolveImage(typeof src === 'string' ? src : '', imageBase);
+        const image = resolveImage(typeof src === 'string' ? src : '', imageBase, window.location.href);
         if (image.kind === 'paper') {
           const figure = <AuthImage src={image.src} alt={alt ?? ''} title={imgTitle} />;
           // A figure with alternative text shows it as its caption (spans: the image sits inside a paragraph).
