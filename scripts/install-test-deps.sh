@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs: Node 24 (scripts/lib/node.sh), a Python virtual environment (moto, Schemathesis,
-# qiskit), Debian's Chromium and tmux, the embedded Neo4j launcher (test/support/neo4j) and the npm dependencies.
+# qiskit), the original service's two published clients, Debian's Chromium and tmux, the embedded Neo4j launcher
+# (test/support/neo4j) and the npm dependencies.
 # Idempotent: each step runs only when its result is missing or stale, so a second run does nothing and takes about a
 # second.
 set -euo pipefail
@@ -29,6 +30,19 @@ if [ ! -x "$venv/bin/python" ] || [ "$(cat "$py_stamp" 2>/dev/null)" != "$py_req
     { log "the Python virtual environment is incomplete"; exit 1; }
   echo "$py_reqs" >"$py_stamp"
 fi
+
+# --- The original service's published clients (CONTRACT §19), pinned, each in a venv of its own: both install the
+# --- `qatlas` package files, so one venv would mix them. test/support/qatlas-clients.ts reads the marker. ------
+for client_req in quantum-atlas==0.20.0 qatlas-cli==0.34.0; do
+  client_venv="$root/.cache/qatlas-venv/${client_req%%==*}"
+  if [ "$(cat "$client_venv/.pks-installed" 2>/dev/null)" != "$client_req" ] || [ ! -x "$client_venv/bin/qatlas" ]; then
+    log "installing $client_req into $client_venv"
+    rm -rf "$client_venv"
+    python3 -m venv "$client_venv"
+    "$client_venv/bin/python" -m pip install --quiet --disable-pip-version-check "$client_req" >&2
+    echo "$client_req" >"$client_venv/.pks-installed"
+  fi
+done
 
 # --- Debian packages: Chromium (browser tests), tmux (terminal tests) ---------------------------
 apt_install() { # apt_install PACKAGE: installs it unless /usr/bin/PACKAGE exists

@@ -68,13 +68,15 @@ describe('public endpoints', () => {
     expect(body.scopes[1].description).toBe('Pull the wiki checkout (fast-forward); implies wiki:read');
   });
 
-  it('every /api/* response carries X-Svc-Server-Version and X-Attribution, errors included', async () => {
+  it('every /api/* response carries X-Svc-Server-Version (and X-Qatlas-Server-Version, §19) and X-Attribution, errors included', async () => {
     for (const p of ['/api/health', '/api/nope', '/api/pat/scopes']) {
       const res = await srv.fetch(p);
       expect(res.headers.get('x-svc-server-version')).toBe(VERSION);
+      expect(res.headers.get('x-qatlas-server-version')).toBe(VERSION);
       expect(res.headers.get('x-attribution')).toBe('OpenAlex (CC0), Crossref (CC0), arXiv');
     }
     expect((await srv.fetch('/')).headers.get('x-svc-server-version')).toBeNull();
+    expect((await srv.fetch('/')).headers.get('x-qatlas-server-version')).toBeNull();
   });
 
   it('unknown /api/* paths are JSON 404, never the SPA shell, whatever the credential', async () => {

@@ -6,9 +6,13 @@ import { VERSION } from '../../shared/version.js';
 
 export const ATTRIBUTION = 'OpenAlex (CC0), Crossref (CC0), arXiv';
 
-/** `X-Svc-Server-Version` and `X-Attribution`, as `[name, value]` pairs (also written on raw sockets). */
+/**
+ * `X-Svc-Server-Version` (also as `X-Qatlas-Server-Version`, which the original clients read, CONTRACT §19) and
+ * `X-Attribution`, as `[name, value]` pairs (also written on raw sockets).
+ */
 export const API_HEADERS: readonly (readonly [string, string])[] = [
   ['X-Svc-Server-Version', VERSION],
+  ['X-Qatlas-Server-Version', VERSION],
   ['X-Attribution', ATTRIBUTION],
 ];
 

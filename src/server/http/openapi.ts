@@ -31,6 +31,8 @@ export interface ActionSchema {
   readonly summary: string;
   readonly description?: string;
   readonly tags: readonly string[];
+  /** An alias kept for the original service's clients (CONTRACT §19). */
+  readonly deprecated?: boolean;
   readonly params: TObject;
   readonly querystring?: TObject;
   /** Multipart file parts (the request is `multipart/form-data`). */
@@ -132,6 +134,7 @@ function dispatchedOperation(op: DispatchedOperation): Json {
     summary: schema.summary,
     ...(schema.description ? { description: schema.description } : {}),
     tags: [...schema.tags],
+    ...(schema.deprecated ? { deprecated: true } : {}),
     ...(files.length > 0 ? { consumes: ['multipart/form-data'] } : {}),
     ...security(op.guard),
     parameters: [

@@ -14,13 +14,18 @@ import { metadataValue as headerSafe } from '../storage/write.js';
 import type { PaperAction, PaperActionName } from './papers.js';
 import { ErrorBody, OpenObject, Timestamp } from './schemas.js';
 
-/** `X-Svc-Requested-Id`, `X-Svc-Resolved-Id`, `X-Svc-Defaults-Applied` when a default was applied (§11.1). */
+/**
+ * `X-Svc-Requested-Id`, `X-Svc-Resolved-Id`, `X-Svc-Defaults-Applied` when a default was applied (§11.1), each also
+ * under the `X-QAtlas-` prefix the original clients read (§19).
+ */
 function defaultsHeaders(reply: FastifyReply, r: Resolution | ResolutionFailure): void {
   if (r.defaults.length === 0) return;
   const resolvedId = 'id' in r ? r.id.id : r.resolvedId;
-  reply.header('X-Svc-Requested-Id', headerSafe(r.requestedId));
-  if (resolvedId !== null) reply.header('X-Svc-Resolved-Id', headerSafe(resolvedId));
-  reply.header('X-Svc-Defaults-Applied', r.defaults.join('; '));
+  for (const prefix of ['X-Svc', 'X-QAtlas']) {
+    reply.header(`${prefix}-Requested-Id`, headerSafe(r.requestedId));
+    if (resolvedId !== null) reply.header(`${prefix}-Resolved-Id`, headerSafe(resolvedId));
+    reply.header(`${prefix}-Defaults-Applied`, r.defaults.join('; '));
+  }
 }
 
 /**

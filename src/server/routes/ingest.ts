@@ -16,7 +16,9 @@ import { ErrorBody, Nullable, OpenObject, Timestamp } from './schemas.js';
 const StageName = Type.Union([Type.Literal('fetch'), Type.Literal('parse')]);
 
 const optionFields = {
-  parser: Type.Optional(Type.String({ description: "only 'pdfparser' (the default)" })),
+  parser: Type.Optional(
+    Type.String({ description: "only 'pdfparser' (the default); 'mineru' is accepted for it (deprecated, §19)" }),
+  ),
   stop_after: Type.Optional(StageName),
   stages: Type.Optional(Type.Array(StageName, { description: 'explicit stages; wins over stop_after' })),
   force_fetch: Type.Optional(Type.Boolean({ description: 're-download and overwrite even if a PDF is stored' })),
@@ -24,10 +26,47 @@ const optionFields = {
   no_cache: Type.Optional(Type.Boolean({ description: "bypass the parser provider's cache" })),
 };
 
+/**
+ * The original clients' names (CONTRACT §19): `arxiv_id` for `preprint_id`, `mineru_no_cache` for `no_cache`. One of
+ * `preprint_id` / `arxiv_id` is required, so neither is required by the schema; `submitInput` checks.
+ */
 const SubmitBody = Type.Object(
-  { preprint_id: Type.String({ description: 'canonical, versionless or bare old-style id' }), ...optionFields },
+  {
+    preprint_id: Type.Optional(
+      Type.String({ description: 'canonical, versionless or bare old-style id (required unless arxiv_id is sent)' }),
+    ),
+    arxiv_id: Type.Optional(Type.String({ description: 'deprecated name of preprint_id (§19)' })),
+    ...optionFields,
+    mineru_no_cache: Type.Optional(Type.Boolean({ description: 'deprecated name of no_cache (§19)' })),
+  },
   { additionalProperties: false },
 );
+type SubmitInput = Static<typeof SubmitBody>;
+
+/** One of two names of a field: both sent → 400, so a conflicting request is never half-read. */
+function eitherName<T>(body: SubmitInput, name: keyof SubmitInput, alias: keyof SubmitInput): T | undefined {
+  if (body[name] !== undefined && body[alias] !== undefined) {
+    throw new InvalidInputError(`send '${name}' or its deprecated name '${alias}', not both`);
+  }
+  return (body[name] ?? body[alias]) as T | undefined;
+}
+
+/** The submit body with the §19 names folded into the contract's. */
+function submitInput(body: SubmitInput): { id: string; options: ContinueInput } {
+  const { preprint_id: _p, arxiv_id: _a, mineru_no_cache: _m, no_cache: _n, parser, ...rest } = body;
+  const id = eitherName<string>(body, 'preprint_id', 'arxiv_id');
+  if (id === undefined) throw new InvalidInputError("preprint_id: must have required property 'preprint_id'");
+  const noCache = eitherName<boolean>(body, 'no_cache', 'mineru_no_cache');
+  return {
+    id,
+    options: {
+      ...rest,
+      ...(parser === undefined ? {} : { parser: parser === 'mineru' ? 'pdfparser' : parser }),
+      ...(noCache === undefined ? {} : { no_cache: noCache }),
+    },
+  };
+}
+
 const ContinueBody = Type.Object(optionFields, { additionalProperties: false });
 type ContinueInput = Static<typeof ContinueBody>;
 
@@ -117,12 +156,12 @@ export const ingestRoutes: RoutePlugin<{ ingest: IngestService }> = async (app, 
         body: SubmitBody,
         response: {
           202: { ...Accepted, description: 'queued; poll status_url (also in Location)' },
-          400: { ...ErrorBody, description: 'invalid preprint_id, parser or stages' },
+          400: { ...ErrorBody, description: 'invalid or missing preprint_id, parser or stages' },
         },
       },
     },
     async (request, reply) => {
-      const { preprint_id: id, ...options } = request.body;
+      const { id, options } = submitInput(request.body);
       const accepted = await ingest.submit(id, options, requester(request));
       return reply.code(202).header('Location', accepted.status_url).send(accepted);
     },

@@ -29,20 +29,21 @@ export function requireMultipart(request: FastifyRequest, part: string): void {
 const parseError = (err: unknown) => new InvalidInputError(`parse multipart: ${(err as Error).message}`);
 
 /**
- * Reads the whole multipart body: the first file part named `field` goes to `stage`; every other part is
- * drained and ignored. Resolves to the staged file (the caller owns it). Errors, in order of the steps:
- * malformed multipart → 400 `parse multipart: …`; no such part → 400 `missing '<field>' multipart part`; then
- * whatever staging threw (413, …). A staged file is removed on every failure.
+ * Reads the whole multipart body: the first file part named `field` (or any of the names `field` lists) goes to
+ * `stage`; every other part is drained and ignored. Resolves to the staged file (the caller owns it). Errors, in
+ * order of the steps: malformed multipart → 400 `parse multipart: …`; no such part → 400 `missing '<field>'
+ * multipart part` (the first name); then whatever staging threw (413, …). A staged file is removed on every failure.
  */
 export async function receiveFilePart(
   request: FastifyRequest,
-  field: string,
+  field: string | readonly string[],
   limit: number,
   stage: (file: Readable) => Promise<StagedFile>,
 ): Promise<StagedFile> {
   let staged: StagedFile | null = null;
   let stageError: unknown = null;
   let found = false;
+  const names: readonly string[] = typeof field === 'string' ? [field] : field;
   try {
     // Larger buffers mean fewer, bigger chunks through the parser and the stager (upload throughput).
     const parts = request.parts({
@@ -52,7 +53,7 @@ export async function receiveFilePart(
     });
     for await (const part of parts) {
       if (part.type !== 'file') continue;
-      if (part.fieldname !== field || found) {
+      if (!names.includes(part.fieldname) || found) {
         part.file.resume();
         continue;
       }
@@ -73,6 +74,6 @@ export async function receiveFilePart(
   }
   if (stageError instanceof SourceStreamError) throw parseError(stageError);
   if (stageError !== null) throw stageError;
-  if (!found || staged === null) throw new InvalidInputError(`missing '${field}' multipart part`);
+  if (!found || staged === null) throw new InvalidInputError(`missing '${names[0]}' multipart part`);
   return staged;
 }

@@ -24,7 +24,20 @@ export type PaperActionName =
   | 'upload-parser'
   | 'parser-claim/id'
   | 'parser-claim'
-  | 'images';
+  | 'images'
+  | AliasName;
+
+/** The original clients' names (CONTRACT §19), each the alias of the action in `ALIAS_OF`. */
+type AliasName = 'upload-mineru' | 'mineru-claim/id' | 'mineru-claim' | 'mineru-lease/id' | 'mineru-lease';
+
+/** The action each §19 alias stands for: same guard, rate-limit class, handler and answers. */
+const ALIAS_OF: Readonly<Record<AliasName, PaperActionName>> = {
+  'upload-mineru': 'upload-parser',
+  'mineru-claim/id': 'parser-claim/id',
+  'mineru-claim': 'parser-claim',
+  'mineru-lease/id': 'parser-claim/id',
+  'mineru-lease': 'parser-claim',
+};
 
 export interface Dispatch {
   readonly action: PaperActionName;
@@ -42,6 +55,7 @@ const SUFFIXES: readonly PaperActionName[] = [
   'pdf',
   'upload-pdf',
   'upload-parser',
+  'upload-mineru',
 ];
 
 /** Peels the action suffix off `rest` (the decoded path after `/api/papers/`); `null` when none matches. */
@@ -56,13 +70,21 @@ export function peelAction(rest: string): Dispatch | null {
       return { action, id: rest.slice(0, -suffix.length), claimId: null };
     }
   }
-  const m = /^(.+)\/parser-claim\/([^/]+)$/s.exec(rest);
-  if (m) return { action: 'parser-claim/id', id: m[1]!, claimId: m[2]! };
-  if (rest.endsWith('/parser-claim') && rest.length > '/parser-claim'.length) {
-    return { action: 'parser-claim', id: rest.slice(0, -'/parser-claim'.length), claimId: null };
+  return peelClaim(rest, 'parser-claim') ?? peelClaim(rest, 'mineru-claim');
+}
+
+/** `<id>/<name>/<claim_id>` or `<id>/<name>`. */
+function peelClaim(rest: string, name: 'parser-claim' | 'mineru-claim' | 'mineru-lease'): Dispatch | null {
+  const m = new RegExp(`^(.+)/${name}/([^/]+)$`, 's').exec(rest);
+  if (m) return { action: `${name}/id`, id: m[1]!, claimId: m[2]! };
+  if (rest.endsWith(`/${name}`) && rest.length > name.length + 1) {
+    return { action: name, id: rest.slice(0, -(name.length + 1)), claimId: null };
   }
   return null;
 }
+
+/** Peels the lease action off `rest` (the decoded path after `/api/v1/papers/`, CONTRACT §19). */
+export const peelLease = (rest: string): Dispatch | null => peelClaim(rest, 'mineru-lease');
 
 /**
  * One action of the dispatcher: its method, its documentation (path parameters, query, files, responses) and
@@ -77,10 +99,11 @@ export interface PaperAction {
 }
 
 const PREFIX = '/api/papers/';
+const V1_PREFIX = '/api/v1/papers/';
 
 /** The decoded rest of a papers path (an undecodable one stays raw and matches no id). */
-function restOf(path: string): string {
-  const raw = path.slice(PREFIX.length);
+function restOf(path: string, prefix = PREFIX): string {
+  const raw = path.slice(prefix.length);
   try {
     return decodeURIComponent(raw);
   } catch {
@@ -102,7 +125,9 @@ const ID_OR_DOI = Type.String({
 });
 
 const actionPath = (action: PaperActionName): string => {
-  if (action === 'parser-claim/id') return `${PREFIX}{preprint_id}/parser-claim/{claim_id}`;
+  if (action === 'mineru-lease/id') return `${V1_PREFIX}{preprint_id}/mineru-lease/{claim_id}`;
+  if (action === 'mineru-lease') return `${V1_PREFIX}{preprint_id}/mineru-lease`;
+  if (action.endsWith('/id')) return `${PREFIX}{preprint_id}/${action.slice(0, -'/id'.length)}/{claim_id}`;
   if (action === 'images') return `${PREFIX}{preprint_id}/images/{name}`;
   return `${PREFIX}{preprint_id}/${action}`;
 };
@@ -111,7 +136,7 @@ const actionPath = (action: PaperActionName): string => {
 const ACCESS_ACTIONS: ReadonlySet<PaperActionName> = new Set(['markdown', 'pdf', 'markdown/status', 'pdf/status']);
 
 const actionParams = (action: PaperActionName) => {
-  if (action === 'parser-claim/id')
+  if (action.endsWith('/id'))
     return Type.Object({ preprint_id: VERSIONED_ID, claim_id: Type.String({ pattern: '^[^/]+$' }) });
   if (action === 'images') return Type.Object({ preprint_id: ID_OR_DOI, name: Type.String({ minLength: 1 }) });
   return Type.Object({ preprint_id: ACCESS_ACTIONS.has(action) ? ID_OR_DOI : VERSIONED_ID });
@@ -133,6 +158,7 @@ const Stats = Type.Union([
 
 const NeedsParserPaper = Type.Object({
   preprint_id: Type.String(),
+  arxiv_id: Type.String({ description: 'the same as preprint_id (the original clients read it, CONTRACT §19)' }),
   key: Type.String(),
   pdf_path: Type.String(),
   pdf_uploaded_at: Nullable(Timestamp()),
@@ -206,6 +232,7 @@ const Collision = Type.Object(
 
 const Claimed = Type.Object({
   claim_id: Type.String(),
+  lease_id: Type.String({ description: 'the same as claim_id (the original clients read it, CONTRACT §19)' }),
   preprint_id: Type.String(),
   key: Type.String(),
   requester: Type.String(),
@@ -225,6 +252,9 @@ const AlreadyClaimed = Type.Object(
   },
   { description: 'an unexpired claim is held' },
 );
+
+/** The zip's multipart part: `parser_zip`, or `mineru_zip` as the original clients send it (CONTRACT §19). */
+const PARSER_ZIP_PARTS = ['parser_zip', 'mineru_zip'] as const;
 
 const storeError = { ...ErrorBody, description: 'object store error: <message>' };
 const claimStoreDown = { ...ErrorBody, description: 'claim store unavailable (graph unreachable); retry shortly' };
@@ -292,7 +322,10 @@ export const paperRoutes: RoutePlugin<{ actions?: readonly PaperAction[] }> = as
           source: Type.Optional(Type.String({ description: 'free audit label (first 64 characters kept)' })),
         }),
         files: [
-          { name: 'parser_zip', description: `the complete parser result zip, at most ${PARSER_ZIP_LIMIT} bytes` },
+          {
+            name: 'parser_zip',
+            description: `the complete parser result zip, at most ${PARSER_ZIP_LIMIT} bytes (also accepted as part 'mineru_zip')`,
+          },
         ],
         response: {
           201: { ...ParserUploaded, description: 'written' },
@@ -313,7 +346,7 @@ export const paperRoutes: RoutePlugin<{ actions?: readonly PaperAction[] }> = as
         const sourceRaw = queryString(query['source']);
         const source = sourceRaw === null || sourceRaw === '' ? null : [...sourceRaw].slice(0, 64).join('');
         requireMultipart(request, 'parser_zip');
-        const staged = await receiveFilePart(request, 'parser_zip', PARSER_ZIP_LIMIT, (file) =>
+        const staged = await receiveFilePart(request, PARSER_ZIP_PARTS, PARSER_ZIP_LIMIT, (file) =>
           papers.stage('parser_zip', file),
         );
         const result = await papers.uploadParser({
@@ -354,7 +387,8 @@ export const paperRoutes: RoutePlugin<{ actions?: readonly PaperAction[] }> = as
         const id = requireUploadId(d.id);
         const ttl = normaliseTtl(queryOf(request)['ttl_seconds']);
         const requester = uploader(request) ?? request.principal?.login ?? 'system-pat';
-        return reply.code(201).send(await papers.claim(id, requester, ttl));
+        const claim = await papers.claim(id, requester, ttl);
+        return reply.code(201).send({ ...claim, lease_id: claim.claim_id });
       },
     },
     {
@@ -377,8 +411,21 @@ export const paperRoutes: RoutePlugin<{ actions?: readonly PaperAction[] }> = as
     },
   ];
 
+  const aliases = (Object.entries(ALIAS_OF) as [AliasName, PaperActionName][]).map(([alias, of]): PaperAction => {
+    const original = own.find((a) => a.action === of)!;
+    return {
+      ...original,
+      action: alias,
+      schema: {
+        ...original.schema,
+        summary: `${original.schema.summary} (deprecated alias of ${actionPath(of)}, CONTRACT §19)`,
+        deprecated: true,
+      },
+    };
+  });
+
   const table = new Map<string, PaperAction>();
-  for (const action of [...own, ...actions]) {
+  for (const action of [...own, ...aliases, ...actions]) {
     table.set(`${action.method} ${action.action}`, action);
     app.documentAction({
       method: action.method,
@@ -392,32 +439,38 @@ export const paperRoutes: RoutePlugin<{ actions?: readonly PaperAction[] }> = as
     dispatch ? table.get(`${method === 'HEAD' ? 'GET' : method} ${dispatch.action}`) : undefined;
 
   const dispatches = new WeakMap<FastifyRequest, { dispatch: Dispatch; action: PaperAction }>();
-  for (const method of ['GET', 'POST', 'DELETE'] as const) {
-    app.route({
-      method,
-      url: '/api/papers/*',
-      config: {
-        guard: guardOf(method),
-        ...(method === 'GET' ? {} : { rateLimitClass: 'write' as const }),
-        serves: (path: string) => find(method, peelAction(restOf(path))) !== undefined,
-      },
-      schema: { hide: true },
-      // Unknown actions answer 404 before any authentication (§9.1): this runs ahead of the policy hook.
-      onRequest: async (request, reply) => {
-        const rest = restOf(requestPath(request));
-        const dispatch = peelAction(rest);
-        const action = find(request.method, dispatch);
-        if (!dispatch || !action) {
-          return reply.code(404).send({ detail: `no ${request.method} handler for ${PREFIX}${rest}` });
-        }
-        dispatches.set(request, { dispatch, action });
-      },
-      handler: async (request, reply) => {
-        const entry = dispatches.get(request);
-        if (!entry) throw new HttpError(500, 'papers dispatcher without a dispatch (server wiring fault)');
-        return entry.action.handle(request, reply, entry.dispatch);
-      },
-    });
+  const dispatchers = [
+    { prefix: PREFIX, peel: peelAction, methods: ['GET', 'POST', 'DELETE'] as const },
+    { prefix: V1_PREFIX, peel: peelLease, methods: ['POST', 'DELETE'] as const },
+  ];
+  for (const { prefix, peel, methods } of dispatchers) {
+    for (const method of methods) {
+      app.route({
+        method,
+        url: `${prefix}*`,
+        config: {
+          guard: guardOf(method),
+          ...(method === 'GET' ? {} : { rateLimitClass: 'write' as const }),
+          serves: (path: string) => find(method, peel(restOf(path, prefix))) !== undefined,
+        },
+        schema: { hide: true },
+        // Unknown actions answer 404 before any authentication (§9.1): this runs ahead of the policy hook.
+        onRequest: async (request, reply) => {
+          const rest = restOf(requestPath(request), prefix);
+          const dispatch = peel(rest);
+          const action = find(request.method, dispatch);
+          if (!dispatch || !action) {
+            return reply.code(404).send({ detail: `no ${request.method} handler for ${prefix}${rest}` });
+          }
+          dispatches.set(request, { dispatch, action });
+        },
+        handler: async (request, reply) => {
+          const entry = dispatches.get(request);
+          if (!entry) throw new HttpError(500, 'papers dispatcher without a dispatch (server wiring fault)');
+          return entry.action.handle(request, reply, entry.dispatch);
+        },
+      });
+    }
   }
 
   app.get(
@@ -429,32 +482,43 @@ export const paperRoutes: RoutePlugin<{ actions?: readonly PaperAction[] }> = as
     async () => papers.stats(),
   );
 
+  const needsParserQuery = {
+    guard: scope('papers', 'read'),
+    openapi: {
+      querystring: Type.Object({
+        limit: Type.Optional(Type.Integer({ description: 'default 10, clamped to 1..100' })),
+        include_claimed: Type.Optional(QueryBoolean('also list claimed papers, with their lease')),
+      }),
+    },
+  };
+  const needsParserSchema = {
+    summary: 'Papers waiting for a parser result',
+    tags: ['papers'],
+    querystring: Type.Object({
+      limit: Type.Optional(Type.String()),
+      include_claimed: Type.Optional(Type.String()),
+    }),
+    response: { 200: NeedsParser, 503: claimStoreDown },
+  };
+  const needsParser = async (
+    request: FastifyRequest<{ Querystring: { limit?: string; include_claimed?: string } }>,
+  ) => {
+    const limit = Math.min(100, Math.max(1, queryInteger(request.query.limit, 'limit', 10)));
+    const includeClaimed = queryBoolean(request.query.include_claimed, 'include_claimed');
+    const answer = await papers.needsParser(limit, includeClaimed);
+    return { ...answer, papers: answer.papers.map((p) => ({ ...p, arxiv_id: p.preprint_id })) };
+  };
+  app.get('/api/papers/needs-parser', { config: needsParserQuery, schema: needsParserSchema }, needsParser);
   app.get(
-    '/api/papers/needs-parser',
+    '/api/papers/needs-mineru',
     {
-      config: {
-        guard: scope('papers', 'read'),
-        openapi: {
-          querystring: Type.Object({
-            limit: Type.Optional(Type.Integer({ description: 'default 10, clamped to 1..100' })),
-            include_claimed: Type.Optional(QueryBoolean('also list claimed papers, with their lease')),
-          }),
-        },
-      },
+      config: needsParserQuery,
       schema: {
-        summary: 'Papers waiting for a parser result',
-        tags: ['papers'],
-        querystring: Type.Object({
-          limit: Type.Optional(Type.String()),
-          include_claimed: Type.Optional(Type.String()),
-        }),
-        response: { 200: NeedsParser, 503: claimStoreDown },
+        ...needsParserSchema,
+        summary: `${needsParserSchema.summary} (deprecated alias of /api/papers/needs-parser, CONTRACT §19)`,
+        deprecated: true,
       },
     },
-    async (request) => {
-      const limit = Math.min(100, Math.max(1, queryInteger(request.query.limit, 'limit', 10)));
-      const includeClaimed = queryBoolean(request.query.include_claimed, 'include_claimed');
-      return papers.needsParser(limit, includeClaimed);
-    },
+    needsParser,
   );
 };

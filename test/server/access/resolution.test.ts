@@ -41,6 +41,10 @@ describe('defaults applied, reported in headers and bodies', () => {
     expect(res.headers.get('x-svc-requested-id')).toBe(input);
     expect(res.headers.get('x-svc-resolved-id')).toBe(resolved);
     expect(res.headers.get('x-svc-defaults-applied')).toBe(defaults.join('; '));
+    // The same three under the original clients' names (§19).
+    expect(res.headers.get('x-qatlas-requested-id')).toBe(input);
+    expect(res.headers.get('x-qatlas-resolved-id')).toBe(resolved);
+    expect(res.headers.get('x-qatlas-defaults-applied')).toBe(defaults.join('; '));
     const body = await jsonOf(res);
     expect(body).toMatchObject({ preprint_id: resolved, requested_id: input, resolved_id: resolved });
     expect(body['defaults_applied']).toEqual(defaults);
@@ -50,7 +54,7 @@ describe('defaults applied, reported in headers and bodies', () => {
     const before = absRequests();
     const res = await s.get('/api/papers/quant-ph/9508027v1/pdf/status');
     expect(res.status).toBe(200);
-    for (const h of ['x-svc-requested-id', 'x-svc-resolved-id', 'x-svc-defaults-applied'])
+    for (const h of ['x-svc-requested-id', 'x-svc-resolved-id', 'x-svc-defaults-applied', 'x-qatlas-requested-id'])
       expect(res.headers.has(h)).toBe(false);
     const body = await jsonOf(res);
     expect(body).not.toHaveProperty('requested_id');

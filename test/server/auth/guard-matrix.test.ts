@@ -31,7 +31,8 @@ export function expectedGuard(method: string, url: string): Guard {
   if (is(/^\/api\/graph\//)) return { kind: 'scope', obj: 'graph', act: 'read' };
   if (is(/^\/api\/ingests?(\/|$)/)) return { kind: 'scope', obj: 'papers', act: 'write' };
   if (url === '/api/rag/search') return { kind: 'scope', obj: 'papers', act: 'read' };
-  if (is(/^\/api\/papers(\/|$)/)) {
+  // `/api/v1/papers/*`: the original clients' lease aliases (§19), guarded as the claims they alias.
+  if (is(/^\/api\/(v1\/)?papers(\/|$)/)) {
     return method === 'GET'
       ? { kind: 'scope', obj: 'papers', act: 'read' }
       : { kind: 'scope', obj: 'papers', act: 'write' };
@@ -90,6 +91,8 @@ const SAMPLES: Record<string, string> = {
   'GET /api/papers/*': '/api/papers/2401.00001v1/markdown/status',
   'POST /api/papers/*': '/api/papers/2401.00001v1/parser-claim',
   'DELETE /api/papers/*': '/api/papers/2401.00001v1/parser-claim/c0ffee',
+  'POST /api/v1/papers/*': '/api/v1/papers/2401.00001v1/mineru-lease',
+  'DELETE /api/v1/papers/*': '/api/v1/papers/2401.00001v1/mineru-lease/c0ffee',
 };
 const concrete = (route: RegisteredRoute) =>
   SAMPLES[`${route.method} ${route.url}`] ??
@@ -171,7 +174,7 @@ describe('guard matrix: every /api/* route × every credential kind', () => {
     // A dispatcher sample whose action is not registered in this configuration (paper access off): the
     // dispatcher answers 404 before any authentication, whatever the credential. Registered actions are rows of
     // their own (`dispatched`) and are checked like any route.
-    if (route.url === '/api/papers/*' && !registered(route, concrete(route))) {
+    if (route.url.endsWith('/papers/*') && !registered(route, concrete(route))) {
       expect(res.status, `${route.method} ${route.url}`).toBe(404);
       expect(JSON.parse(text)).toEqual({ detail: `no ${route.method} handler for ${concrete(route)}` });
       expect(res.headers.get('www-authenticate')).toBeNull();

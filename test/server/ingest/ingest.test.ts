@@ -97,6 +97,37 @@ describe('submit (§10.1)', () => {
     expect(((await res.json()) as { detail: string }).detail).toBe(detail);
   });
 
+  it("the original clients' names (§19): arxiv_id, parser 'mineru', mineru_no_cache", async () => {
+    addPaper(d.arxiv, '2507.00009');
+    const viaAlias = await task(
+      await submit({ arxiv_id: '2507.00009v1', parser: 'mineru', mineru_no_cache: true, stop_after: 'fetch' }),
+    );
+    const viaContract = await task(
+      await submit({ preprint_id: '2507.00009v1', parser: 'pdfparser', no_cache: true, stop_after: 'fetch' }),
+    );
+    expect(viaAlias.preprint_id).toBe('2507.00009v1');
+    expect(viaAlias.options).toEqual(viaContract.options);
+    expect(viaAlias.options).toMatchObject({ parser: 'pdfparser', no_cache: true });
+    await finished(viaAlias.task_id);
+    await finished(viaContract.task_id);
+  });
+
+  it.each([
+    [{}, "preprint_id: must have required property 'preprint_id'"],
+    [
+      { preprint_id: '2507.00001', arxiv_id: '2507.00001' },
+      "send 'preprint_id' or its deprecated name 'arxiv_id', not both",
+    ],
+    [
+      { arxiv_id: '2507.00001', no_cache: true, mineru_no_cache: false },
+      "send 'no_cache' or its deprecated name 'mineru_no_cache', not both",
+    ],
+    [{ arxiv_id: 'nope' }, 'invalid preprint_id: "nope"'],
+  ])('§19 names: 400 for %j', async (body, detail) => {
+    const res = await post(s, '/api/ingest/paper', body);
+    expect([res.status, await res.json()]).toEqual([400, { detail }]);
+  });
+
   it('a wrong type or stage name is a schema 400', async () => {
     for (const body of [{ preprint_id: '2507.00001', stop_after: 'convert' }, { preprint_id: 2507 }]) {
       expect((await post(s, '/api/ingest/paper', body)).status).toBe(400);

@@ -50,6 +50,7 @@ describe('parser claims over HTTP (file claim store, local objects)', () => {
     const body = await json(res);
     expect(body).toEqual({
       claim_id: expect.stringMatching(/^[0-9a-f]{32}$/),
+      lease_id: body['claim_id'],
       preprint_id: '2501.00101v2',
       key: '2501.00101v2',
       requester: 'alice',
@@ -150,6 +151,7 @@ describe('parser claims over HTTP (file claim store, local objects)', () => {
     const claimed = all.papers.find((p) => p['preprint_id'] === '2501.00101v2')!;
     expect(claimed).toEqual({
       preprint_id: '2501.00101v2',
+      arxiv_id: '2501.00101v2',
       key: '2501.00101v2',
       pdf_path: 'pdf/2501/2501.00101v2.pdf',
       pdf_uploaded_at: expect.stringMatching(/Z$/),
