@@ -6,6 +6,9 @@ export default defineConfig({
     // Real servers (moto, Neo4j, pksd) start inside tests: give hooks room, keep the 2-core machine unsaturated.
     testTimeout: 60_000,
     hookTimeout: 180_000,
+    // expect.poll awaits a condition; its default 1 s deadline is a timing assumption a loaded machine breaks (a
+    // search-as-you-type answer took longer under load). A condition that never holds still fails, at 30 s.
+    expect: { poll: { timeout: 30_000 } },
     pool: 'forks',
     maxWorkers: 2,
     fileParallelism: true,
