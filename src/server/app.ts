@@ -22,6 +22,9 @@ import { ragRoutes } from './routes/rag.js';
 import { installerRoutes } from './routes/installer.js';
 import { metaRoutes } from './routes/meta.js';
 import { paperRoutes } from './routes/papers.js';
+import { jobActions } from './routes/papers/registry-jobs.js';
+import { metadataActions } from './routes/papers/registry-metadata.js';
+import { readActions } from './routes/papers/registry-reads.js';
 import { spaRoutes } from './routes/spa.js';
 import { wikiRoutes } from './routes/wiki.js';
 
@@ -144,7 +147,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await app.register(installerRoutes, { ctx });
   await app.register(identityRoutes, { ctx });
   const paperAccess = ctx.config.paperAccessEnabled && ctx.access ? accessActions(ctx.access) : [];
-  await app.register(paperRoutes, { ctx, actions: paperAccess });
+  const registry = [...readActions(ctx), ...metadataActions(ctx), ...jobActions(ctx)];
+  await app.register(paperRoutes, { ctx, actions: [...paperAccess, ...registry] });
   if (ctx.ingest) await app.register(ingestRoutes, { ctx, ingest: ctx.ingest });
   if (ctx.rag) await app.register(ragRoutes, { ctx, search: ctx.rag });
   await app.register(wikiRoutes, { ctx });

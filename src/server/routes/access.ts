@@ -11,8 +11,9 @@ import type { PaperAccess, TriggerSnapshot } from '../access/service.js';
 import { statusPath } from '../access/snapshot.js';
 import { requestClientKey } from '../http/client.js';
 import { metadataValue as headerSafe } from '../storage/write.js';
-import type { PaperAction, PaperActionName } from './papers.js';
-import { ErrorBody, OpenObject, Timestamp } from './schemas.js';
+import { ID_OR_DOI, type PaperAction } from './papers.js';
+import { JobSnapshot as Snapshot } from '../../shared/api/jobs.js';
+import { ErrorBody } from './schemas.js';
 
 /**
  * `X-Svc-Requested-Id`, `X-Svc-Resolved-Id`, `X-Svc-Defaults-Applied` when a default was applied (§11.1), each also
@@ -38,42 +39,6 @@ function lookupCaller(request: FastifyRequest): string {
   if (principal?.source === 'system-pat') return 'system-pat';
   return `ip:${requestClientKey(request)}`;
 }
-
-const Queue = Type.Object({
-  position: Type.Optional(Type.Integer()),
-  ahead_of_me: Type.Optional(Type.Integer()),
-  running_count: Type.Integer(),
-  max_concurrent: Type.Integer(),
-  eta_seconds: Type.Optional(Type.Integer()),
-  avg_duration_seconds: Type.Integer(),
-  eta_basis: Type.String(),
-});
-
-export const Snapshot = OpenObject(
-  {
-    preprint_id: Type.String(),
-    state: Type.String({ enum: ['cached', 'queued', 'running', 'failed', 'cooldown', 'none', 'unavailable'] }),
-    phase: Type.String({ enum: ['fetching_pdf', 'converting_md', 'ready', 'error_fetching', 'error_converting', ''] }),
-    pdf_ready: Type.Boolean(),
-    md_ready: Type.Boolean(),
-    submitted_at: Type.Optional(Timestamp()),
-    started_at: Type.Optional(Timestamp()),
-    detail: Type.Optional(Type.String()),
-    kind: Type.Optional(Type.String({ enum: ['fatal', 'retryable', 'daily_limit'] })),
-    retry_after: Type.Optional(Type.Integer({ description: 'end of the cooldown, epoch seconds' })),
-    retry_after_iso: Type.Optional(Timestamp('end of the cooldown')),
-    markdown_url: Type.Optional(Type.String()),
-    pdf_url: Type.Optional(Type.String()),
-    operation: Type.Optional(Type.Object({ status_url: Type.String(), next_poll_after_iso: Timestamp() })),
-    fetch: Type.Optional(OpenObject({ bytes_received: Type.Integer(), attempts: Type.Integer() })),
-    convert: Type.Optional(OpenObject({ stage: Type.String(), polled_count: Type.Integer() })),
-    queue: Type.Optional(Queue),
-    requested_id: Type.Optional(Type.String()),
-    resolved_id: Type.Optional(Type.String()),
-    defaults_applied: Type.Optional(Type.Array(Type.String())),
-  },
-  'a paper-access job snapshot (CONTRACT §11.2)',
-);
 
 const resolutionErrors = {
   400: { ...ErrorBody, description: 'invalid id or DOI (`{detail, requested_id[, doi]}`)' },
@@ -104,10 +69,11 @@ export function accessActions(access: PaperAccess): PaperAction[] {
     return outcome.resolution;
   };
 
-  const trigger = (kind: AccessKind): PaperAction => ({
+  const trigger = (kind: AccessKind, path: string): PaperAction => ({
     method: 'GET',
-    action: kind satisfies PaperActionName,
+    path,
     schema: {
+      params: Type.Object({ preprint_id: ID_OR_DOI }),
       summary:
         kind === 'markdown'
           ? 'The paper as markdown; starts a fetch and conversion when it is not stored (202)'
@@ -145,10 +111,11 @@ export function accessActions(access: PaperAccess): PaperAction[] {
     },
   });
 
-  const status = (kind: AccessKind): PaperAction => ({
+  const status = (kind: AccessKind, path: string): PaperAction => ({
     method: 'GET',
-    action: `${kind}/status` satisfies PaperActionName,
+    path,
     schema: {
+      params: Type.Object({ preprint_id: ID_OR_DOI }),
       summary: `The state of the paper's ${kind === 'markdown' ? 'markdown' : 'PDF'} (no side effects)`,
       tags: ['paper-access'],
       response: {
@@ -165,8 +132,9 @@ export function accessActions(access: PaperAccess): PaperAction[] {
   /** `GET /api/papers/{id_or_doi}/images/{name}` (CONTRACT §11.4 ★): a stored figure, so readers see them. */
   const image: PaperAction = {
     method: 'GET',
-    action: 'images',
+    path: '/api/papers/{preprint_id}/images/{name}',
     schema: {
+      params: Type.Object({ preprint_id: ID_OR_DOI, name: Type.String({ minLength: 1 }) }),
       summary: 'A stored image of the paper (a figure referenced by its markdown)',
       tags: ['paper-access'],
       response: {
@@ -189,5 +157,11 @@ export function accessActions(access: PaperAccess): PaperAction[] {
     },
   };
 
-  return [trigger('markdown'), trigger('pdf'), status('markdown'), status('pdf'), image];
+  return [
+    trigger('markdown', '/api/papers/{preprint_id}/markdown'),
+    trigger('pdf', '/api/papers/{preprint_id}/pdf'),
+    status('markdown', '/api/papers/{preprint_id}/markdown/status'),
+    status('pdf', '/api/papers/{preprint_id}/pdf/status'),
+    image,
+  ];
 }

@@ -14,95 +14,108 @@ import { scope, type Guard } from './guard.js';
 import { headerUser, receiveFilePart, requireMultipart } from './papers-http.js';
 import { ErrorBody, Nullable, QueryBoolean, Sha256, Timestamp } from './schemas.js';
 
-/** Actions of the papers dispatcher (§9.1), in peeling order. */
-export type PaperActionName =
-  | 'markdown/status'
-  | 'pdf/status'
-  | 'markdown'
-  | 'pdf'
-  | 'upload-pdf'
-  | 'upload-parser'
-  | 'parser-claim/id'
-  | 'parser-claim'
-  | 'images'
-  | AliasName;
-
-/** The original clients' names (CONTRACT §19), each the alias of the action in `ALIAS_OF`. */
-type AliasName = 'upload-mineru' | 'mineru-claim/id' | 'mineru-claim' | 'mineru-lease/id' | 'mineru-lease';
-
-/** The action each §19 alias stands for: same guard, rate-limit class, handler and answers. */
-const ALIAS_OF: Readonly<Record<AliasName, PaperActionName>> = {
-  'upload-mineru': 'upload-parser',
-  'mineru-claim/id': 'parser-claim/id',
-  'mineru-claim': 'parser-claim',
-  'mineru-lease/id': 'parser-claim/id',
-  'mineru-lease': 'parser-claim',
-};
-
+/** What the dispatcher took from the path for an action's handler. */
 export interface Dispatch {
-  readonly action: PaperActionName;
-  /** The id part (everything before the action suffix; may contain `/`), percent-decoded once. */
+  /** The id part (may contain `/`), percent-decoded once. */
   readonly id: string;
   readonly claimId: string | null;
-  /** The image name of the `images` action (may contain `/`). */
+  /** The image name of `…/images/{name}` (may contain `/`). */
   readonly name?: string;
 }
 
-const SUFFIXES: readonly PaperActionName[] = [
-  'markdown/status',
-  'pdf/status',
-  'markdown',
-  'pdf',
-  'upload-pdf',
-  'upload-parser',
-  'upload-mineru',
-];
-
-/** Peels the action suffix off `rest` (the decoded path after `/api/papers/`); `null` when none matches. */
-export function peelAction(rest: string): Dispatch | null {
-  // `<id>/images/<name>`: the id ends at the first `/images/` (an image name may itself contain `/`).
-  // `s`: an id or name with a line break still dispatches (and is refused by its action as invalid, 400).
-  const image = /^(.+?)\/images\/(.+)$/s.exec(rest);
-  if (image) return { action: 'images', id: image[1]!, claimId: null, name: image[2]! };
-  for (const action of SUFFIXES) {
-    const suffix = `/${action}`;
-    if (rest.endsWith(suffix) && rest.length > suffix.length) {
-      return { action, id: rest.slice(0, -suffix.length), claimId: null };
-    }
-  }
-  return peelClaim(rest, 'parser-claim') ?? peelClaim(rest, 'mineru-claim');
+/**
+ * One operation of the papers area: its method, its path as a literal in OpenAPI syntax, its documentation and its
+ * handler. A path with `{preprint_id}` is an action of the dispatcher (`/api/papers/*`, `/api/v1/papers/*`): the id
+ * may contain `/`, so the dispatcher peels the literal parts off the path. A path without is a route of its own.
+ * The guard follows the method unless given: reads need `papers:read`; writes `papers:write` and count against the
+ * write limit.
+ */
+export interface PaperAction {
+  readonly method: 'GET' | 'POST' | 'DELETE';
+  readonly path: string;
+  readonly schema: Omit<ActionSchema, 'params'> & { readonly params?: ActionSchema['params'] };
+  readonly guard?: Guard;
+  /** For an action whose path is `{preprint_id}` alone: which ids it takes (others stay unknown paths, 404). */
+  readonly takes?: (id: string) => boolean;
+  handle(request: FastifyRequest, reply: FastifyReply, target: Dispatch): Promise<unknown>;
 }
 
-/** `<id>/<name>/<claim_id>` or `<id>/<name>`. */
-function peelClaim(rest: string, name: 'parser-claim' | 'mineru-claim' | 'mineru-lease'): Dispatch | null {
-  const m = new RegExp(`^(.+)/${name}/([^/]+)$`, 's').exec(rest);
-  if (m) return { action: `${name}/id`, id: m[1]!, claimId: m[2]! };
-  if (rest.endsWith(`/${name}`) && rest.length > name.length + 1) {
-    return { action: name, id: rest.slice(0, -(name.length + 1)), claimId: null };
+const PREFIXES = ['/api/papers/', '/api/v1/papers/'] as const;
+
+/** An action's path as a matcher of the decoded rest after its prefix. */
+interface Matcher {
+  readonly prefix: string;
+  readonly pattern: RegExp;
+  /** Peeling order: `…/images/…` first (an image name may contain anything), the bare id last. */
+  readonly rank: readonly [number, number];
+}
+
+const PARAM_PATTERN: Readonly<Record<string, string>> = {
+  preprint_id: '(?<preprint_id>.+?)',
+  claim_id: '(?<claim_id>[^/]+)',
+  name: '(?<name>.+)',
+};
+
+const matchers = new Map<string, Matcher>();
+
+/** The matcher of an action path (compiled once per path). */
+function matcherOf(path: string): Matcher {
+  let matcher = matchers.get(path);
+  if (!matcher) {
+    matcher = compileMatcher(path);
+    matchers.set(path, matcher);
+  }
+  return matcher;
+}
+
+function compileMatcher(path: string): Matcher {
+  const prefix = PREFIXES.find((p) => path.startsWith(`${p}{preprint_id}`));
+  if (!prefix) throw new Error(`papers action path ${path} does not start with a papers prefix and {preprint_id}`);
+  const rest = path.slice(prefix.length);
+  const source = rest
+    .split(/(\{[a-z_]+\})/)
+    .map((part) => {
+      const param = /^\{([a-z_]+)\}$/.exec(part)?.[1];
+      if (param === undefined) return part.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+      const pattern = PARAM_PATTERN[param];
+      if (!pattern) throw new Error(`papers action path ${path}: unknown parameter {${param}}`);
+      return pattern;
+    })
+    .join('');
+  const literal = rest.replace(/\{[a-z_]+\}/g, '');
+  const rank = [rest.includes('/images/') ? 0 : literal === '' ? 2 : 1, -literal.length] as const;
+  // `s`: an id or name with a line break still dispatches (and is refused by its action as invalid, 400).
+  return { prefix, pattern: new RegExp(`^${source}$`, 's'), rank };
+}
+
+/** The dispatch of `rest` (the decoded path after `prefix`) to one of `actions`, tried in peeling order. */
+export function dispatchOf(
+  actions: readonly PaperAction[],
+  prefix: string,
+  rest: string,
+): { action: PaperAction; dispatch: Dispatch } | null {
+  for (const action of actions) {
+    const matcher = matcherOf(action.path);
+    if (matcher.prefix !== prefix) continue;
+    const groups = matcher.pattern.exec(rest)?.groups;
+    if (!groups) continue;
+    const id = groups['preprint_id']!;
+    if (action.takes && !action.takes(id)) continue;
+    const dispatch = { id, claimId: groups['claim_id'] ?? null, ...(groups['name'] ? { name: groups['name'] } : {}) };
+    return { action, dispatch };
   }
   return null;
 }
 
-/** Peels the lease action off `rest` (the decoded path after `/api/v1/papers/`, CONTRACT §19). */
-export const peelLease = (rest: string): Dispatch | null => peelClaim(rest, 'mineru-lease');
-
-/**
- * One action of the dispatcher: its method, its documentation (path parameters, query, files, responses) and
- * its handler. The guard follows the method: reads need `papers:read`; writes `papers:write` and count against
- * the write limit. Paper access (CONTRACT §11) brings its GET actions through `paperRoutes`' `actions` option.
- */
-export interface PaperAction {
-  readonly method: 'GET' | 'POST' | 'DELETE';
-  readonly action: PaperActionName;
-  readonly schema: Omit<ActionSchema, 'params'>;
-  handle(request: FastifyRequest, reply: FastifyReply, target: Dispatch): Promise<unknown>;
+/** Actions in peeling order (stable within a rank). */
+export function peelingOrder(actions: readonly PaperAction[]): PaperAction[] {
+  const ranked = actions.map((action, index) => ({ action, index, rank: matcherOf(action.path).rank }));
+  ranked.sort((a, b) => a.rank[0] - b.rank[0] || a.rank[1] - b.rank[1] || a.index - b.index);
+  return ranked.map((r) => r.action);
 }
 
-const PREFIX = '/api/papers/';
-const V1_PREFIX = '/api/v1/papers/';
-
 /** The decoded rest of a papers path (an undecodable one stays raw and matches no id). */
-function restOf(path: string, prefix = PREFIX): string {
+function restOf(path: string, prefix: string): string {
   const raw = path.slice(prefix.length);
   try {
     return decodeURIComponent(raw);
@@ -111,36 +124,30 @@ function restOf(path: string, prefix = PREFIX): string {
   }
 }
 
-const guardOf = (method: PaperAction['method']): Guard =>
-  method === 'GET' ? scope('papers', 'read') : scope('papers', 'write');
+const guardOf = (action: Pick<PaperAction, 'method' | 'guard'>): Guard =>
+  action.guard ?? (action.method === 'GET' ? scope('papers', 'read') : scope('papers', 'write'));
 
-const VERSIONED_ID = Type.String({
+/** The path parameter of uploads and claims: a versioned id. */
+export const VERSIONED_ID = Type.String({
   pattern: VERSIONED_ID_PATTERN,
   description: 'canonical id or bare old-style number, with version vN (a `/` may be sent raw or as %2F)',
 });
 
-const ID_OR_DOI = Type.String({
+/** The path parameter of reads (CONTRACT §11.4, §18): any id form or a DOI. */
+export const ID_OR_DOI = Type.String({
   minLength: 1,
   description: 'canonical id, versionless id, bare old-style number or DOI (a `/` may be sent raw or as %2F)',
 });
 
-const actionPath = (action: PaperActionName): string => {
-  if (action === 'mineru-lease/id') return `${V1_PREFIX}{preprint_id}/mineru-lease/{claim_id}`;
-  if (action === 'mineru-lease') return `${V1_PREFIX}{preprint_id}/mineru-lease`;
-  if (action.endsWith('/id')) return `${PREFIX}{preprint_id}/${action.slice(0, -'/id'.length)}/{claim_id}`;
-  if (action === 'images') return `${PREFIX}{preprint_id}/images/{name}`;
-  return `${PREFIX}{preprint_id}/${action}`;
-};
-
-/** Paper-access reads (CONTRACT §11.4) take any id form or a DOI; uploads and claims a versioned id. */
-const ACCESS_ACTIONS: ReadonlySet<PaperActionName> = new Set(['markdown', 'pdf', 'markdown/status', 'pdf/status']);
-
-const actionParams = (action: PaperActionName) => {
-  if (action.endsWith('/id'))
-    return Type.Object({ preprint_id: VERSIONED_ID, claim_id: Type.String({ pattern: '^[^/]+$' }) });
-  if (action === 'images') return Type.Object({ preprint_id: ID_OR_DOI, name: Type.String({ minLength: 1 }) });
-  return Type.Object({ preprint_id: ACCESS_ACTIONS.has(action) ? ID_OR_DOI : VERSIONED_ID });
-};
+/** An action's path parameters as documented: its own `params`, else a versioned id and the path's others. */
+function paramsOf(action: PaperAction): ActionSchema['params'] {
+  if (action.schema.params) return action.schema.params;
+  return Type.Object({
+    preprint_id: VERSIONED_ID,
+    ...(action.path.includes('{claim_id}') ? { claim_id: Type.String({ pattern: '^[^/]+$' }) } : {}),
+    ...(action.path.includes('{name}') ? { name: Type.String({ minLength: 1 }) } : {}),
+  });
+}
 
 const Stats = Type.Union([
   Type.Object({ available: Type.Literal(false) }),
@@ -253,6 +260,15 @@ const AlreadyClaimed = Type.Object(
   { description: 'an unexpired claim is held' },
 );
 
+/** The original clients' names (CONTRACT §19): each alias path and the path it stands for (same guard and handler). */
+const ALIASES: readonly (readonly [alias: string, of: string])[] = [
+  ['/api/papers/{preprint_id}/upload-mineru', '/api/papers/{preprint_id}/upload-parser'],
+  ['/api/papers/{preprint_id}/mineru-claim', '/api/papers/{preprint_id}/parser-claim'],
+  ['/api/papers/{preprint_id}/mineru-claim/{claim_id}', '/api/papers/{preprint_id}/parser-claim/{claim_id}'],
+  ['/api/v1/papers/{preprint_id}/mineru-lease', '/api/papers/{preprint_id}/parser-claim'],
+  ['/api/v1/papers/{preprint_id}/mineru-lease/{claim_id}', '/api/papers/{preprint_id}/parser-claim/{claim_id}'],
+];
+
 /** The zip's multipart part: `parser_zip`, or `mineru_zip` as the original clients send it (CONTRACT §19). */
 const PARSER_ZIP_PARTS = ['parser_zip', 'mineru_zip'] as const;
 
@@ -277,7 +293,7 @@ export const paperRoutes: RoutePlugin<{ actions?: readonly PaperAction[] }> = as
   const own: PaperAction[] = [
     {
       method: 'POST',
-      action: 'upload-pdf',
+      path: '/api/papers/{preprint_id}/upload-pdf',
       schema: {
         summary: 'Upload a PDF (create-if-absent; overwrite keeps the prior version)',
         tags: ['papers'],
@@ -309,7 +325,7 @@ export const paperRoutes: RoutePlugin<{ actions?: readonly PaperAction[] }> = as
     },
     {
       method: 'POST',
-      action: 'upload-parser',
+      path: '/api/papers/{preprint_id}/upload-parser',
       schema: {
         summary: 'Upload a parser result zip (full.md and images/)',
         tags: ['papers'],
@@ -364,7 +380,7 @@ export const paperRoutes: RoutePlugin<{ actions?: readonly PaperAction[] }> = as
     },
     {
       method: 'POST',
-      action: 'parser-claim',
+      path: '/api/papers/{preprint_id}/parser-claim',
       schema: {
         summary: 'Claim a paper for parsing (a lease)',
         tags: ['papers'],
@@ -393,7 +409,7 @@ export const paperRoutes: RoutePlugin<{ actions?: readonly PaperAction[] }> = as
     },
     {
       method: 'DELETE',
-      action: 'parser-claim/id',
+      path: '/api/papers/{preprint_id}/parser-claim/{claim_id}',
       schema: {
         summary: 'Release a claim',
         tags: ['papers'],
@@ -411,58 +427,74 @@ export const paperRoutes: RoutePlugin<{ actions?: readonly PaperAction[] }> = as
     },
   ];
 
-  const aliases = (Object.entries(ALIAS_OF) as [AliasName, PaperActionName][]).map(([alias, of]): PaperAction => {
-    const original = own.find((a) => a.action === of)!;
+  const aliases = ALIASES.map(([alias, of]): PaperAction => {
+    const original = own.find((a) => a.path === of)!;
     return {
       ...original,
-      action: alias,
+      path: alias,
       schema: {
         ...original.schema,
-        summary: `${original.schema.summary} (deprecated alias of ${actionPath(of)}, CONTRACT §19)`,
+        summary: `${original.schema.summary} (deprecated alias of ${of}, CONTRACT §19)`,
         deprecated: true,
       },
     };
   });
 
-  const table = new Map<string, PaperAction>();
+  const dispatched: PaperAction[] = [];
   for (const action of [...own, ...aliases, ...actions]) {
-    table.set(`${action.method} ${action.action}`, action);
+    const guard = guardOf(action);
+    const rateLimitClass = action.method === 'GET' ? undefined : ('write' as const);
+    if (!action.path.includes('{preprint_id}')) {
+      app.route({
+        method: action.method,
+        url: action.path,
+        config: { guard, ...(rateLimitClass ? { rateLimitClass } : {}) },
+        schema: action.schema,
+        handler: (request, reply) => action.handle(request, reply, { id: '', claimId: null }),
+      });
+      continue;
+    }
+    dispatched.push(action);
     app.documentAction({
       method: action.method,
-      url: actionPath(action.action),
-      guard: guardOf(action.method),
-      ...(action.method === 'GET' ? {} : { rateLimitClass: 'write' as const }),
-      schema: { ...action.schema, params: actionParams(action.action) },
+      url: action.path,
+      guard,
+      ...(rateLimitClass ? { rateLimitClass } : {}),
+      schema: { ...action.schema, params: paramsOf(action) },
     });
   }
-  const find = (method: string, dispatch: Dispatch | null) =>
-    dispatch ? table.get(`${method === 'HEAD' ? 'GET' : method} ${dispatch.action}`) : undefined;
+  const byMethod = new Map(
+    (['GET', 'POST', 'DELETE'] as const).map((m) => [m, peelingOrder(dispatched.filter((a) => a.method === m))]),
+  );
+  const find = (method: string, prefix: string, rest: string) => {
+    const candidates = byMethod.get((method === 'HEAD' ? 'GET' : method) as PaperAction['method']);
+    return candidates ? dispatchOf(candidates, prefix, rest) : null;
+  };
 
   const dispatches = new WeakMap<FastifyRequest, { dispatch: Dispatch; action: PaperAction }>();
   const dispatchers = [
-    { prefix: PREFIX, peel: peelAction, methods: ['GET', 'POST', 'DELETE'] as const },
-    { prefix: V1_PREFIX, peel: peelLease, methods: ['POST', 'DELETE'] as const },
+    { prefix: '/api/papers/', methods: ['GET', 'POST', 'DELETE'] as const },
+    { prefix: '/api/v1/papers/', methods: ['POST', 'DELETE'] as const },
   ];
-  for (const { prefix, peel, methods } of dispatchers) {
+  for (const { prefix, methods } of dispatchers) {
     for (const method of methods) {
+      const guard = guardOf({ method });
+      const rateLimitClass = method === 'GET' ? undefined : ('write' as const);
       app.route({
         method,
         url: `${prefix}*`,
         config: {
-          guard: guardOf(method),
-          ...(method === 'GET' ? {} : { rateLimitClass: 'write' as const }),
-          serves: (path: string) => find(method, peel(restOf(path, prefix))) !== undefined,
+          guard,
+          ...(rateLimitClass ? { rateLimitClass } : {}),
+          serves: (path: string) => find(method, prefix, restOf(path, prefix)) !== null,
         },
         schema: { hide: true },
         // Unknown actions answer 404 before any authentication (§9.1): this runs ahead of the policy hook.
         onRequest: async (request, reply) => {
           const rest = restOf(requestPath(request), prefix);
-          const dispatch = peel(rest);
-          const action = find(request.method, dispatch);
-          if (!dispatch || !action) {
-            return reply.code(404).send({ detail: `no ${request.method} handler for ${prefix}${rest}` });
-          }
-          dispatches.set(request, { dispatch, action });
+          const found = find(request.method, prefix, rest);
+          if (!found) return reply.code(404).send({ detail: `no ${request.method} handler for ${prefix}${rest}` });
+          dispatches.set(request, found);
         },
         handler: async (request, reply) => {
           const entry = dispatches.get(request);
