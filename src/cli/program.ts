@@ -6,7 +6,7 @@ import { Command } from 'commander';
 import { VERSION } from '../shared/version.js';
 import type { CommandHost, RegisterCommand } from './commands/host.js';
 import { configDir } from './config/paths.js';
-import { addQuantumCommands } from './quantum/index.js';
+import { registerQuantumTools } from './commands/quantum/index.js';
 
 interface Group {
   readonly name: string;
@@ -103,13 +103,7 @@ export async function buildProgram(argv: readonly string[], io: ProgramIO, host:
     else program.command(group.name).description(group.summary);
   }
   // designer, codegen, validator, estimator, extractor: cheap to register (their actions load their modules).
-  const before = new Set(program.commands.map((c) => c.name()));
-  addQuantumCommands(program, io);
-  const tools = new Set(program.commands.map((c) => c.name()).filter((name) => !before.has(name)));
-  // Like every command but `config`, the tools run with config.yaml created (CONTRACT §16.1).
-  program.hook('preAction', async (_program, action) => {
-    if (tools.has(action.name())) await host.context();
-  });
+  registerQuantumTools(program, host);
   configureErrors(program, io);
   return program;
 }

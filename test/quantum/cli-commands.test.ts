@@ -1,11 +1,13 @@
-/** `addQuantumCommands` wiring: flags reach the run functions, exit codes travel as `CliExit`. */
+/** The quantum tools' commands (src/cli/commands/quantum/): flags reach the run functions, exit codes come back. */
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { Command, CommanderError } from 'commander';
+import { PassThrough } from 'node:stream';
+import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CliExit } from '../../src/cli/errors.js';
-import { addQuantumCommands } from '../../src/cli/quantum/index.js';
+import type { CommandHost } from '../../src/cli/commands/host.js';
+import { registerQuantumTools } from '../../src/cli/commands/quantum/index.js';
+import { runPks } from '../../src/cli/main.js';
 
 let dir: string;
 let savedXdg: string | undefined;
@@ -31,27 +33,29 @@ afterAll(() => {
   else process.env.XDG_CONFIG_HOME = savedXdg;
 });
 
+/** Runs `pks` in-process (the real program, context and exit-code mapping). */
 async function pks(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
   let stdout = '';
   let stderr = '';
-  const io = { stdout: (t: string) => (stdout += t), stderr: (t: string) => (stderr += t) };
-  const program = new Command('pks').exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
-  addQuantumCommands(program, io);
-  for (const c of program.commands) c.exitOverride().configureOutput({ writeOut: io.stdout, writeErr: io.stderr });
-  try {
-    await program.parseAsync(argv, { from: 'user' });
-    return { code: 0, stdout, stderr };
-  } catch (err) {
-    if (err instanceof CliExit) return { code: err.code, stdout, stderr };
-    if (err instanceof CommanderError) return { code: 2, stdout, stderr };
-    throw err;
-  }
+  const code = await runPks(argv, {
+    stdout: (t) => (stdout += t),
+    stderr: (t) => (stderr += t),
+    stderrControl: () => {},
+    stdoutStream: new PassThrough(),
+    stdin: new PassThrough(),
+    stdinIsTTY: false,
+    stdoutIsTTY: false,
+    stderrIsTTY: false,
+    columns: () => 80,
+  });
+  return { code, stdout, stderr };
 }
 
-describe('addQuantumCommands', () => {
+describe('the quantum tools', () => {
   it('registers exactly the five tools', () => {
     const program = new Command('pks');
-    addQuantumCommands(program, { stdout: () => {}, stderr: () => {} });
+    const host: CommandHost = { context: () => Promise.reject(new Error('not run')), setExitCode: () => {} };
+    registerQuantumTools(program, host);
     expect(program.commands.map((c) => c.name())).toEqual([
       'designer',
       'codegen',

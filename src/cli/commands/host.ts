@@ -1,6 +1,7 @@
 /**
  * How a command module plugs into the program: `defineAction` validates the parsed arguments and options first
- * (pure, no I/O), then asks for the run's context and runs; the returned number is the exit code.
+ * (no I/O: at most loading the command's module), then asks for the run's context and runs; the returned number is
+ * the exit code.
  */
 import type { Command } from 'commander';
 import type { CliContext } from '../context.js';
@@ -17,7 +18,7 @@ export type RegisterCommand = (parent: Command, host: CommandHost) => void;
 
 export function defineAction<T>(
   host: CommandHost,
-  validate: (args: string[], options: Record<string, unknown>) => T,
+  validate: (args: string[], options: Record<string, unknown>) => T | Promise<T>,
   run: (ctx: CliContext, input: T) => Promise<number | void>,
   contextOptions: { noConfigFile?: boolean } = {},
 ): (...args: unknown[]) => Promise<void> {
@@ -26,7 +27,7 @@ export function defineAction<T>(
     const command = raw[raw.length - 1] as Command;
     const options = command.opts();
     const args = raw.slice(0, -2).flatMap((a) => (Array.isArray(a) ? a : a === undefined ? [] : [String(a)]));
-    const input = validate(args, options);
+    const input = await validate(args, options);
     const ctx = await host.context(contextOptions);
     host.setExitCode((await run(ctx, input)) ?? 0);
   };
