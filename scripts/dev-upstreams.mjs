@@ -39,6 +39,12 @@ for (const [id, latest] of Object.entries(PAPERS)) {
   const pdfs = new Map();
   for (let v = 1; v <= latest; v++) pdfs.set(v, fakePdf(`${id}v${v}`, 64 * 1024));
   arxiv.papers.set(id, { latestVersion: latest, pdfs });
+  arxiv.entries.set(id, {
+    title: `Sample paper ${id}`,
+    authors: ['Ada Lovelace', 'Alan Turing'],
+    abstract: `The abstract of the sample paper ${id}, served by the local arXiv API stand-in.`,
+    published: '2001-02-03',
+  });
 }
 const openalex = await startOpenAlexDouble({ port: base + 1 });
 for (const [doi, id] of Object.entries(DOIS)) openalex.works.set(doi, arxivWork(doi, id));
@@ -70,6 +76,7 @@ const embed = await startEmbedDouble({ port: base + 4 });
 const settings = {
   SVC_PAPER_ACCESS_ENABLED: 'true',
   SVC_PREPRINT_BASE_URL: arxiv.baseUrl,
+  SVC_PREPRINT_API_URL: `${arxiv.baseUrl}/api/query`,
   SVC_SCHOLARLY_BASE_URL: openalex.baseUrl,
   SVC_SCHOLARLY_MAILTO: 'dev@localhost',
   PARSER_API_BASE_URL: mineru.baseUrl,

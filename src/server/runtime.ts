@@ -5,7 +5,9 @@ import { fileURLToPath } from 'node:url';
 import { settleWithin } from '../shared/deadline.js';
 import { buildApp } from './app.js';
 import type { App } from './http/context.js';
-import { openPaperAccess, type PaperAccessOptions } from './access/open.js';
+import { systemClock } from './access/clock.js';
+import { openPaperAccess, PREPRINT_BURST, type PaperAccessOptions } from './access/open.js';
+import { TokenBucket } from './access/token-bucket.js';
 import type { PaperAccess } from './access/service.js';
 import { openIngest } from './ingest/open.js';
 import type { IngestService } from './ingest/service.js';
@@ -21,6 +23,7 @@ import { GraphService } from './graph/service.js';
 import { graphProbe, localDirProbe, s3Probe, wikiProbe } from './health/probes.js';
 import { HealthService } from './health/service.js';
 import { openPaperAssets, type PaperAssets } from './papers/assets.js';
+import { openPaperMetadata } from './papers/metadata/open.js';
 import { openWiki, type WikiService } from './wiki/service.js';
 import { createS3Clients, type S3Clients } from './storage/s3-client.js';
 
@@ -121,8 +124,18 @@ export async function startServer(config: Config, options: StartOptions): Promis
     wiki = await openWiki(config, logger);
     // The job machinery is built even with paper access off: ingest's fetch stage shares its limiter and slots
     // (CONTRACT §10); only the paper-access routes and the parse stage depend on the switch.
-    const paperAccess = openPaperAccess(config, logger, papers, options.access);
+    // One preprint token bucket (§11.5) for PDF downloads, abstract-page lookups and metadata fetches (§18.1).
+    const limiter = new TokenBucket(config.preprint.fetchRps, PREPRINT_BURST, options.access?.clock ?? systemClock);
+    const paperAccess = openPaperAccess(config, logger, papers, { ...options.access, limiter });
     access = paperAccess;
+    const metadata = openPaperMetadata(config, logger, {
+      db: identity.db,
+      graph,
+      limiter,
+      index: papers.catalog.index,
+      signal: background.signal,
+    });
+    papers.useMetadataFill((versionless) => metadata.service.fill(versionless));
     ingest = await openIngest(config, logger, paperAccess, papers);
     const rag = openChunkSearch(config);
     const health = new HealthService(
@@ -149,6 +162,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
         queryMaxBytes: config.graph?.queryMaxBytes,
       }),
       access: paperAccess,
+      metadata,
       ingest,
       rag,
       webRoot: options.webRoot ?? DEFAULT_WEB_ROOT,

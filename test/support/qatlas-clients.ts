@@ -30,10 +30,13 @@ export function qatlasClientMissing(client: QatlasClient): string | null {
   return `${QATLAS_CLIENTS[client]} is not installed in ${venvOf(client)} (run scripts/install-test-deps.sh)`;
 }
 
-/** The `qatlas` client's configuration directory: `config.yaml` (server, MinerU) and `hosts.yml` (the PAT). */
+/**
+ * The `qatlas` client's configuration directory: `config.yaml` (server, MinerU) and `hosts.yml` (the PAT; none when
+ * `token` is null: `qatlas auth login` writes it).
+ */
 export function writeQatlasConfig(
   configHome: string,
-  settings: { serverUrl: string; token: string; mineruBaseUrl: string; mineruToken: string },
+  settings: { serverUrl: string; token: string | null; mineruBaseUrl: string; mineruToken: string },
 ): void {
   const dir = resolve(configHome, 'qatlas');
   mkdirSync(dir, { recursive: true });
@@ -49,21 +52,32 @@ export function writeQatlasConfig(
       '',
     ].join('\n'),
   );
+  if (settings.token === null) return;
   writeFileSync(
     resolve(dir, 'hosts.yml'),
     `hosts:\n  ${JSON.stringify(host)}:\n    token: ${JSON.stringify(settings.token)}\n`,
   );
 }
 
-/** Runs `qatlas` to completion with only PATH, HOME and XDG_CONFIG_HOME set (asynchronously: the server is in-process). */
-export function runQatlas(client: QatlasClient, args: readonly string[], configHome: string): Promise<ChildResult> {
+/**
+ * Runs `qatlas` to completion with only PATH, HOME and XDG_CONFIG_HOME set (asynchronously: the server is
+ * in-process), in `cwd` when given; `input` is written to its stdin (else stdin is closed).
+ */
+export function runQatlas(
+  client: QatlasClient,
+  args: readonly string[],
+  configHome: string,
+  options: { readonly input?: string; readonly cwd?: string } = {},
+): Promise<ChildResult> {
   const child = spawn(binOf(client), [...args], {
     env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: configHome, XDG_CONFIG_HOME: configHome },
-    stdio: ['ignore', 'pipe', 'pipe'],
+    stdio: [options.input === undefined ? 'ignore' : 'pipe', 'pipe', 'pipe'],
+    ...(options.cwd ? { cwd: options.cwd } : {}),
   });
+  if (options.input !== undefined) child.stdin!.end(options.input);
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-  child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+  child.stdout!.on('data', (d: Buffer) => (stdout += d.toString()));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d.toString()));
   return new Promise((done) => child.on('close', (code, signal) => done({ code, signal, stdout, stderr })));
 }

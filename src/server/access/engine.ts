@@ -24,6 +24,10 @@ import type { Slots, SlotTicket } from './slots.js';
 
 export const FAILURE_COOLDOWN_MS = 60_000;
 
+/** Ended jobs the registry still lists (§18.2, §19): the last this many, each for `RECENT_MS` after it ended. */
+export const RECENT_MAX = 100;
+export const RECENT_MS = 60 * 60_000;
+
 export type AccessKind = 'pdf' | 'markdown';
 
 /** Whether server-side conversion runs here (§11.6), and why not. */
@@ -66,11 +70,29 @@ export interface AccessEngineDeps {
   readonly signal?: AbortSignal;
 }
 
+/** A job the engine holds, as the registry lists it (§18.2, §19). */
+export interface HeldJob {
+  readonly job: Job;
+  /** `markdown` for a markdown job (or a PDF job a markdown trigger upgraded), else `pdf`. */
+  readonly asset: AccessKind;
+  /** Epoch ms of the job's last change. */
+  readonly updatedAt: number;
+  /** Epoch ms of when it ended (stored, or failed), else `null`. */
+  readonly finishedAt: number | null;
+}
+
 /** The failure text of work the server's shutdown stopped. */
 export const SHUTDOWN_DETAIL = 'server shutting down';
 
 export class AccessEngine {
   private readonly jobs = new Map<string, Job>();
+  /** When each job last changed and when it ended (what the §19 job list shows). */
+  private readonly times = new WeakMap<Job, { updatedAt: number; finishedAt: number | null }>();
+  /**
+   * Jobs that left the map (stored, or their cooldown ended), latest last, by canonical id: the registry lists them
+   * for a while so a client watching its jobs sees them end (`done`).
+   */
+  private readonly recent = new Map<string, Job>();
   /** Jobs and ingest operations in progress (what shutdown waits for). */
   private readonly work = new Set<Promise<unknown>>();
   readonly counters = {
@@ -81,6 +103,8 @@ export class AccessEngine {
     preprint_fetch_failed: 0,
     inflight_preprint_fetches: 0,
   };
+  /** Jobs that ended since the start: stored, or failed (`failed` and `cooldown`). */
+  readonly totals = { succeeded: 0, failed: 0 };
 
   constructor(private readonly deps: AccessEngineDeps) {}
 
@@ -96,7 +120,7 @@ export class AccessEngine {
   job(id: VersionedPreprintId): Job | undefined {
     const job = this.jobs.get(id.id);
     if (job && !job.inProgress && job.failure && job.failure.until <= this.deps.clock.now()) {
-      this.jobs.delete(id.id);
+      this.retire(job);
       return undefined;
     }
     return job;
@@ -117,6 +141,9 @@ export class AccessEngine {
     }
     this.sweep();
     const job = new Job(id, this.deps.clock.now(), kind === 'markdown');
+    const times = { updatedAt: job.submittedAt, finishedAt: null as number | null };
+    this.times.set(job, times);
+    job.observe(() => void (times.updatedAt = this.deps.clock.now()));
     this.jobs.set(id.id, job);
     void this.track(this.run(job));
     return job;
@@ -132,6 +159,39 @@ export class AccessEngine {
     const done = () => void this.work.delete(operation);
     operation.then(done, done);
     return operation;
+  }
+
+  /**
+   * The jobs held — in progress, or cooling down after a failure — and those that ended recently (the last
+   * `RECENT_MAX`, each for `RECENT_MS`; a held job of the same id hides its predecessor), oldest first: by
+   * `submitted_at`, ties by id.
+   */
+  held(): HeldJob[] {
+    this.sweep();
+    const now = this.deps.clock.now();
+    const listed = [...this.jobs.values()];
+    for (const [id, job] of this.recent) {
+      const finishedAt = this.times.get(job)?.finishedAt ?? null;
+      if (finishedAt === null || finishedAt + RECENT_MS <= now) this.recent.delete(id);
+      else if (!this.jobs.has(id)) listed.push(job);
+    }
+    const held = listed.map((job) => {
+      const times = this.times.get(job) ?? { updatedAt: job.submittedAt, finishedAt: null };
+      const asset: AccessKind = job.wantMarkdown ? 'markdown' : 'pdf';
+      return { job, asset, updatedAt: times.updatedAt, finishedAt: times.finishedAt };
+    });
+    return held.sort((a, b) => a.job.submittedAt - b.job.submittedAt || (a.job.id < b.job.id ? -1 : 1));
+  }
+
+  /** A job leaves the map; the registry keeps listing it for a while. */
+  private retire(job: Job): void {
+    if (this.jobs.get(job.id) === job) this.jobs.delete(job.id);
+    this.recent.delete(job.id);
+    this.recent.set(job.id, job);
+    for (const id of this.recent.keys()) {
+      if (this.recent.size <= RECENT_MAX) break;
+      this.recent.delete(id);
+    }
   }
 
   /** Jobs in progress, and those of them waiting (state `queued`). */
@@ -312,6 +372,9 @@ export class AccessEngine {
       if (!stopped && !(err instanceof JobFailure)) {
         this.deps.logger.error({ err, preprint_id: job.id }, 'paper-access job failed');
       }
+      const times = this.times.get(job);
+      if (times) times.finishedAt = clock.now();
+      this.totals.failed++;
       job.failWith(failure, clock.now(), this.deps.failureCooldownMs ?? FAILURE_COOLDOWN_MS);
     }
   }
@@ -319,7 +382,10 @@ export class AccessEngine {
   private succeed(job: Job): void {
     job.state = 'done';
     job.phase = 'ready';
-    if (this.jobs.get(job.id) === job) this.jobs.delete(job.id);
+    this.totals.succeeded++;
+    const times = this.times.get(job);
+    if (times) times.finishedAt = this.deps.clock.now();
+    this.retire(job);
     job.finished.resolve();
     job.changed();
   }
@@ -446,11 +512,11 @@ export class AccessEngine {
     };
   }
 
-  /** Drops jobs whose cooldown ended (bounded memory without a timer per job). */
+  /** Retires jobs whose cooldown ended (bounded memory without a timer per job). */
   private sweep(): void {
     const now = this.deps.clock.now();
-    for (const [key, job] of this.jobs) {
-      if (!job.inProgress && job.failure && job.failure.until <= now) this.jobs.delete(key);
+    for (const job of this.jobs.values()) {
+      if (!job.inProgress && job.failure && job.failure.until <= now) this.retire(job);
     }
   }
 }

@@ -30,6 +30,8 @@ export interface PaperAccessOptions {
   readonly resubmitDelayMs?: number;
   /** Cooldown after a `fatal`/`retryable` job failure (default 60 s). */
   readonly failureCooldownMs?: number;
+  /** The preprint token bucket, when the caller shares it with the metadata fetcher (§18.1); else a new one. */
+  readonly limiter?: TokenBucket;
 }
 
 export function conversionAvailability(config: Config): ConversionAvailability {
@@ -52,7 +54,7 @@ export function openPaperAccess(
   // The machinery's lifetime: `PaperAccess.close()` aborts it, ending every download, parser call and wait.
   const lifetime = new AbortController();
   const { signal } = lifetime;
-  const limiter = new TokenBucket(config.preprint.fetchRps, PREPRINT_BURST, clock);
+  const limiter = options.limiter ?? new TokenBucket(config.preprint.fetchRps, PREPRINT_BURST, clock);
   const fetcher = new PreprintFetcher({
     baseUrl: config.preprint.baseUrl,
     mailto: config.scholarly.mailto,

@@ -67,9 +67,22 @@ export class OpenAlexClient {
 
   /** The versionless arXiv id for a normalised DOI; `null` when OpenAlex does not know it or has no arXiv URL. */
   async arxivIdForDoi(doi: string): Promise<string | null> {
+    const work = await this.fetchWork(`doi:${encodeURIComponent(doi)}`);
+    return work === null ? null : arxivIdOfWork(work);
+  }
+
+  /** The work of a normalised DOI or of an OpenAlex id (`W…`), with the §12.2 fields read; `null` when unknown. */
+  async work(ref: { readonly doi: string } | { readonly openalexId: string }): Promise<OpenAlexWork | null> {
+    const selector = 'doi' in ref ? `doi:${encodeURIComponent(ref.doi)}` : encodeURIComponent(ref.openalexId);
+    const work = await this.fetchWork(selector);
+    return work === null ? null : readWork(work);
+  }
+
+  /** `GET /works/<selector>` (§12.2): the work object, `null` on 404; `OpenAlexError` otherwise. */
+  private async fetchWork(selector: string): Promise<Work | null> {
     const query = new URLSearchParams({ mailto: this.options.mailto });
     if (this.options.apiKey) query.set('api_key', this.options.apiKey);
-    const url = `${this.baseUrl}/works/doi:${encodeURIComponent(doi)}?${query.toString()}`;
+    const url = `${this.baseUrl}/works/${selector}?${query.toString()}`;
     let res: Response;
     try {
       res = await fetch(url, {
@@ -98,8 +111,47 @@ export class OpenAlexClient {
       throw new OpenAlexError(err instanceof SyntaxError ? 'invalid JSON in the work' : (err as Error).message);
     }
     if (work === null || typeof work !== 'object') throw new OpenAlexError('invalid JSON in the work');
-    return arxivIdOfWork(work as Work);
+    return work as Work;
   }
+}
+
+/** A work's fields as §12.2 reads them. */
+export interface OpenAlexWork {
+  /** The `W…` part of `id`. */
+  readonly openalexId: string | null;
+  /** Bare lower-case DOI (`doi`, else `ids.doi`). */
+  readonly doi: string | null;
+  readonly title: string | null;
+  readonly authors: readonly string[];
+  readonly publicationDate: string | null;
+  readonly citedByCount: number | null;
+  /** Versionless arXiv id of its first arXiv location. */
+  readonly arxivId: string | null;
+}
+
+const str = (v: unknown): string | null => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+
+function readWork(work: Work): OpenAlexWork {
+  const w = work as Work & Record<string, unknown>;
+  const ids = (w['ids'] ?? {}) as Record<string, unknown>;
+  const doiUrl = str(w['doi']) ?? str(ids['doi']);
+  const authorships = Array.isArray(w['authorships']) ? (w['authorships'] as Record<string, unknown>[]) : [];
+  const authors = authorships
+    .map(
+      (a) =>
+        str((a?.['author'] as Record<string, unknown> | undefined)?.['display_name']) ?? str(a?.['raw_author_name']),
+    )
+    .filter((name): name is string => name !== null);
+  const count = w['cited_by_count'];
+  return {
+    openalexId: /\/(W\d+)$/.exec(str(w['id']) ?? '')?.[1] ?? null,
+    doi: doiUrl ? doiUrl.replace(/^https?:\/\/(dx\.)?doi\.org\//i, '').toLowerCase() : null,
+    title: str(w['title']) ?? str(w['display_name']),
+    authors,
+    publicationDate: str(w['publication_date']),
+    citedByCount: typeof count === 'number' && Number.isInteger(count) ? count : null,
+    arxivId: arxivIdOfWork(work),
+  };
 }
 
 async function readCapped(res: Response, cap: number): Promise<string> {

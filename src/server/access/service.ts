@@ -46,6 +46,29 @@ export interface TriggerSnapshot {
 
 export type TriggerResult = Content | TriggerSnapshot;
 
+/** One batch-fetch item after resolution: how its trigger ended. */
+export interface EnqueueResult {
+  readonly snapshot: Snapshot;
+  /** This item started a new job (it was not joined, and no failed job was cooling down). */
+  readonly created: boolean;
+  /** This item started or joined a job in progress. */
+  readonly enqueued: boolean;
+  /** The trigger's failure (`failed`, `cooldown`, `unavailable`): the snapshot's detail; else `null`. */
+  readonly error: string | null;
+}
+
+/** A job as the registry lists it (§18.2, §19). */
+export interface ListedJob {
+  readonly asset: AccessKind;
+  readonly snapshot: Snapshot;
+  /** Queued or running. */
+  readonly active: boolean;
+  /** Epoch ms of the last change. */
+  readonly updatedAt: number;
+  /** Epoch ms of the failure that ended it, else `null`. */
+  readonly finishedAt: number | null;
+}
+
 const MAX_IMAGE_SEGMENT = 255;
 
 /**
@@ -91,6 +114,9 @@ export class PaperAccess {
     /** The token ring and converter (health counters). */
     readonly internals: AccessInternals,
   ) {}
+
+  /** Fetch items answered from the store with nothing to do, since the start (`skipped` of §19's counters). */
+  readonly fetchTotals = { skipped: 0 };
 
   /**
    * Shutdown: aborts every download, parser call and wait in progress and resolves once all jobs (and ingest
@@ -175,21 +201,74 @@ export class PaperAccess {
         retryAfterSeconds: null,
       };
     }
+    return this.startJob(resolution, kind).result;
+  }
+
+  /**
+   * One item of a batch fetch (§18.2 `POST /api/papers/fetch`, §19 `POST /api/downloader/fetch`): what the trigger
+   * `GET …/<kind>` would do, without opening the stored bytes — a stored asset is `cached` (and counted as skipped),
+   * otherwise the job is started or joined, or the trigger's failure is reported.
+   */
+  async enqueue(resolution: Resolution, kind: AccessKind): Promise<EnqueueResult> {
+    const { id } = resolution;
+    const { engine } = this;
+    const [pdf, md] = await Promise.all([this.find(id, 'pdf'), this.find(id, 'markdown')]);
+    if ((kind === 'pdf' ? pdf : md) !== null) {
+      engine.counters.cache_hits++;
+      this.fetchTotals.skipped++;
+      const snapshot = withResolution(cachedSnapshot(id, kind, pdf !== null, md !== null), resolution);
+      return { snapshot, created: false, enqueued: false, error: null };
+    }
+    engine.counters.cache_misses++;
+    if (kind === 'markdown' && !engine.conversion.enabled) {
+      const detail = `markdown not cached and server-side conversion is disabled: ${engine.conversion.reason}`;
+      const snapshot = withResolution(unavailableSnapshot(id, pdf !== null, detail), resolution);
+      return { snapshot, created: false, enqueued: false, error: detail };
+    }
+    const { result, created } = this.startJob(resolution, kind);
+    const enqueued = result.outcome === 'accepted';
+    return { snapshot: result.snapshot, created, enqueued, error: enqueued ? null : (result.snapshot.detail ?? null) };
+  }
+
+  /** The jobs this instance holds (§18.2 `GET /api/papers/jobs`), oldest first, each with its §11.2 snapshot. */
+  jobs(): ListedJob[] {
+    const now = this.engine.clock.now();
+    return this.engine.held().map((held) => ({
+      asset: held.asset,
+      snapshot: jobSnapshot(held.job, this.engine.queueView(held.job), now),
+      active: held.job.inProgress,
+      updatedAt: held.updatedAt,
+      finishedAt: held.finishedAt,
+    }));
+  }
+
+  /** Jobs ended since the start (stored; failed or cooling down), and fetch items already stored (§19 counters). */
+  jobTotals(): { succeeded: number; failed: number; skipped: number } {
+    return { ...this.engine.totals, skipped: this.fetchTotals.skipped };
+  }
+
+  /** Starts or joins the job of a trigger whose asset is not stored, and answers as the trigger does. */
+  private startJob(resolution: Resolution, kind: AccessKind): { result: TriggerSnapshot; created: boolean } {
+    const { id } = resolution;
+    const { engine } = this;
+    const created = engine.job(id) === undefined;
     const job = engine.start(id, kind);
+    if (created) this.papers.fillMetadata(id);
     const now = engine.clock.now();
     const snapshot = withResolution(jobSnapshot(job, engine.queueView(job), now), resolution);
     if (job.inProgress || job.state === 'done') {
-      return {
+      const result = {
         type: 'snapshot',
         outcome: 'accepted',
         snapshot: accepted(snapshot, id, kind, now),
         retryAfterSeconds: 5,
-      };
+      } as const;
+      return { result, created };
     }
     const failure = job.failure!;
     const retryAfterSeconds = Math.max(0, Math.ceil((failure.until - now) / 1000)) + 1;
     const outcome = failure.notFound ? 'not_found' : failure.kind === 'daily_limit' ? 'cooldown' : 'failed';
-    return { type: 'snapshot', outcome, snapshot, retryAfterSeconds };
+    return { result: { type: 'snapshot', outcome, snapshot, retryAfterSeconds }, created };
   }
 
   /** A stored image of the paper (§11.4 ★); `NotFoundError('image not found')` otherwise. */

@@ -7,7 +7,30 @@ import type { AccessKind, QueueView } from './engine.js';
 import type { Job } from './job.js';
 import type { Resolution } from './resolver.js';
 
-export type SnapshotState = 'cached' | 'queued' | 'running' | 'failed' | 'cooldown' | 'none' | 'unavailable';
+/** Every `state` of a snapshot (§11.2), in the contract's order. */
+export const SNAPSHOT_STATES = ['cached', 'queued', 'running', 'failed', 'cooldown', 'none', 'unavailable'] as const;
+export type SnapshotState = (typeof SNAPSHOT_STATES)[number];
+
+/** A snapshot's `fetch` (§11.2). */
+export interface FetchView {
+  started_at: string;
+  completed_at: string | null;
+  bytes_received: number;
+  bytes_total: number | null;
+  sha256: string | null;
+  attempts: number;
+}
+
+/** A snapshot's `convert` (§11.2). */
+export interface ConvertView {
+  started_at: string;
+  parser_task_id: string | null;
+  stage: string;
+  polled_count: number;
+  completed_at: string | null;
+  extracted_pages: number | null;
+  total_pages: number | null;
+}
 
 export interface Snapshot {
   preprint_id: string;
@@ -24,8 +47,8 @@ export interface Snapshot {
   markdown_url?: string;
   pdf_url?: string;
   operation?: { status_url: string; next_poll_after_iso: string };
-  fetch?: Record<string, unknown>;
-  convert?: Record<string, unknown>;
+  fetch?: FetchView;
+  convert?: ConvertView;
   queue?: QueueView;
   requested_id?: string;
   resolved_id?: string;
@@ -82,6 +105,11 @@ export function jobSnapshot(job: Job, queue: QueueView | null, now: number): Sna
     md_ready: job.mdReady,
     submitted_at: rfc3339(job.submittedAt),
   };
+  if (job.state === 'done') {
+    // An ended job as the registry lists it: cached, with the URL of its asset (§11.2).
+    const kind: AccessKind = job.wantMarkdown ? 'markdown' : 'pdf';
+    snapshot[kind === 'markdown' ? 'markdown_url' : 'pdf_url'] = resourcePath(job.preprint, kind);
+  }
   if (job.startedAt !== null) snapshot.started_at = rfc3339(job.startedAt);
   if (job.failure && !job.inProgress) {
     snapshot.detail = job.failure.detail;

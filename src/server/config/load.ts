@@ -317,6 +317,7 @@ function build(inputs: ConfigInputs, resolved: ResolvedSettings, r: Reader): Con
     },
     preprint: {
       baseUrl: r.url('SVC_PREPRINT_BASE_URL', 'https://arxiv.org'),
+      apiUrl: r.url('SVC_PREPRINT_API_URL', 'https://export.arxiv.org/api/query'),
       fetchConcurrent: r.int('SVC_PREPRINT_FETCH_CONCURRENT', 2, 1),
       fetchRps: r.positiveFloat('SVC_PREPRINT_FETCH_RPS', 0.33)!,
     },

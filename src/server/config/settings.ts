@@ -170,6 +170,12 @@ export const SETTINGS: readonly SettingDef[] = [
     description: 'arXiv base URL for `/pdf/…`, `/abs/…` and claim `pdf_url`s.',
   },
   {
+    env: 'SVC_PREPRINT_API_URL',
+    kind: 'url',
+    defaultText: 'https://export.arxiv.org/api/query',
+    description: 'arXiv API query URL for paper metadata (`?id_list=<id>`, Atom), fetched when paper access is on.',
+  },
+  {
     env: 'SVC_PREPRINT_FETCH_CONCURRENT',
     kind: 'int',
     defaultText: '2',

@@ -83,7 +83,13 @@ export interface Config {
   readonly systemPat: SystemPatConfig | null;
   readonly paperAccessEnabled: boolean;
   readonly scholarly: { readonly mailto: string | null; readonly apiKey: string | null; readonly baseUrl: string };
-  readonly preprint: { readonly baseUrl: string; readonly fetchConcurrent: number; readonly fetchRps: number };
+  readonly preprint: {
+    readonly baseUrl: string;
+    /** The arXiv API query URL (§18.1 metadata). */
+    readonly apiUrl: string;
+    readonly fetchConcurrent: number;
+    readonly fetchRps: number;
+  };
   readonly rag: {
     readonly vectordbUrl: string | null;
     readonly vectordbApiKey: string | null;

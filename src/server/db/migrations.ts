@@ -72,4 +72,24 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 2,
+    name: 'paper metadata cache (CONTRACT §18.1)',
+    sql: `
+      CREATE TABLE paper_metadata (
+        preprint_id    TEXT PRIMARY KEY,
+        title          TEXT NOT NULL,
+        authors        TEXT NOT NULL,
+        abstract       TEXT NOT NULL,
+        published      TEXT NOT NULL,
+        doi            TEXT,
+        openalex_id    TEXT,
+        cited_by_count INTEGER,
+        source         TEXT NOT NULL CHECK (source IN ('arxiv', 'openalex')),
+        fetched_at     INTEGER NOT NULL
+      );
+      CREATE INDEX paper_metadata_doi ON paper_metadata (doi);
+      CREATE INDEX paper_metadata_openalex_id ON paper_metadata (openalex_id);
+    `,
+  },
 ];

@@ -14,6 +14,7 @@ import type { HealthService } from '../health/service.js';
 import type { PaperAccess } from '../access/service.js';
 import type { IngestService } from '../ingest/service.js';
 import type { PaperAssets } from '../papers/assets.js';
+import type { PaperMetadataModule } from '../papers/metadata/open.js';
 import type { ChunkSearch } from '../rag/service.js';
 import type { GraphService } from '../graph/service.js';
 import type { Guard } from '../routes/guard.js';
@@ -35,6 +36,8 @@ export interface AppContext {
   readonly webRoot: string;
   /** Paper access (CONTRACT §11); its routes are registered only with `SVC_PAPER_ACCESS_ENABLED=true`. */
   readonly access?: PaperAccess;
+  /** Paper metadata (CONTRACT §18.1) and reference lookups; without it, metadata is `null` and lookups use the index. */
+  readonly metadata?: PaperMetadataModule;
   /** Ingest tasks (CONTRACT §10); their routes are registered when present. */
   readonly ingest?: IngestService;
   /** Chunk search (CONTRACT §11.7); present only when its routes are to be registered. */

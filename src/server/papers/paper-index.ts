@@ -4,6 +4,7 @@
  * `IndexPersistence`.
  */
 import type { Logger } from 'pino';
+import { normaliseDoi } from '../../shared/doi.js';
 import { idFromStem, parsePreprintId, type VersionedPreprintId } from '../../shared/ids.js';
 import { applyPending, definedOnly } from './index/pending.js';
 import { emptyRow, type IndexRow, type RowMutation } from './index/row.js';
@@ -52,6 +53,28 @@ interface Counters {
 
 const zeroCounters = (): Counters => ({ hasPdf: 0, hasMd: 0, hasJson: 0, needsParser: 0, images: 0 });
 
+/** The orders of `GET /api/papers` (CONTRACT §18.2): `updated_at` newest first, or `preprint_id`. */
+export type ListSort = 'updated_at' | 'id';
+
+/** Row numbers in one list order, from a position on; valid until the next write (read it synchronously). */
+export interface RowOrder {
+  readonly size: number;
+  from(start: number): IterableIterator<number>;
+}
+
+/** What a list query reads: the table's columns and the rows in the asked order (valid until the next write). */
+export interface RowListing {
+  readonly table: IndexTable;
+  readonly order: RowOrder;
+  /** The order's comparison of two row numbers. */
+  readonly compare: (a: number, b: number) => number;
+}
+
+interface ListOrders {
+  readonly updatedAt: SortedList<number>;
+  readonly id: SortedList<number>;
+}
+
 /** The in-memory metadata index with write-through, debounced CAS flushes and periodic reloads (§4.2). */
 export class PaperIndex {
   private table = new IndexTable();
@@ -59,6 +82,13 @@ export class PaperIndex {
   private counts: Counters = zeroCounters();
   /** Row numbers with `has_pdf` and not `has_md`, in the §9.2 order (needs-parser never scans or sorts). */
   private readonly candidates = new SortedList<number>((a, b) => this.compareCandidates(a, b));
+  /**
+   * The §18.2 list orders: built at the first list request after a load (a load does not pay for them), then kept
+   * exact on every row change like the needs-parser order, so a page never sorts the table.
+   */
+  private orders: ListOrders | null = null;
+  /** The DOI → row numbers map of this table, built on first use, dropped when a row is added or a DOI changes. */
+  private doiRows: Map<string, number[]> | null = null;
   private readonly pending = new Map<string, RowMutation>();
   private flushTimer: NodeJS.Timeout | null = null;
   private reloadTimer: NodeJS.Timeout | null = null;
@@ -105,6 +135,21 @@ export class PaperIndex {
     return ia < ib ? -1 : ia > ib ? 1 : 0;
   }
 
+  /** `updated_at` descending, then `preprint_id` ascending (row numbers of the current table). */
+  private compareUpdated(a: number, b: number): number {
+    const at = this.table.times.updated_at;
+    const ta = at[a]!;
+    const tb = at[b]!;
+    if (ta !== tb) return ta < tb ? 1 : -1;
+    return this.compareIds(a, b);
+  }
+
+  private compareIds(a: number, b: number): number {
+    const ia = this.table.ids[a]!;
+    const ib = this.table.ids[b]!;
+    return ia < ib ? -1 : ia > ib ? 1 : 0;
+  }
+
   /** Adds (`sign` 1) or removes (`sign` -1) row `i`'s contribution to the §4.3 counters. */
   private count(i: number, sign: 1 | -1): void {
     const f = this.table.flags;
@@ -124,6 +169,8 @@ export class PaperIndex {
       if (this.isCandidate(i)) candidates.push(i);
     }
     this.candidates.reset(candidates);
+    this.orders = null;
+    this.doiRows = null;
   }
 
   /** Initial load; a missing object is an empty, available index; an unreadable one is unavailable. */
@@ -191,14 +238,20 @@ export class PaperIndex {
       const added = this.table.upsert(row);
       this.count(added, 1);
       if (this.isCandidate(added)) this.candidates.insert(added);
+      this.orders?.updatedAt.insert(added);
+      this.orders?.id.insert(added);
+      this.doiRows = null;
       return;
     }
     // Out of the order before the sort keys change.
     this.count(i, -1);
     if (this.isCandidate(i)) this.candidates.remove(i);
+    this.orders?.updatedAt.remove(i);
     this.table.set(i, mutation);
     this.count(i, 1);
     if (this.isCandidate(i)) this.candidates.insert(i);
+    this.orders?.updatedAt.insert(i);
+    if (mutation.doi !== undefined) this.doiRows = null;
   }
 
   /** Write-through: updates the row now and records the mutation for the next flush. */
@@ -235,8 +288,64 @@ export class PaperIndex {
   }
 
   /** Rows of every version of a paper (same versionless id). */
+  /**
+   * Sets the bibliographic columns (§4.1) of every stored version of a preprint when its metadata is known (§18.1),
+   * keeping each row's `updated_at`: a title is not an asset change. Rows that already say the same are left alone.
+   */
+  describe(versionless: string, fields: Required<Pick<RowMutation, 'title' | 'authors' | 'publication_date'>>): void {
+    for (const row of this.versionsOf(versionless)) {
+      const same =
+        row.title === fields.title &&
+        row.authors === fields.authors &&
+        row.publication_date === fields.publication_date;
+      const id = same ? null : idFromStem(row.key);
+      if (id) this.update(id, { ...fields, updated_at: row.updated_at });
+    }
+  }
+
   versionsOf(versionless: string): IndexRow[] {
     return this.table.versionsOf(versionless).map((i) => this.table.row(i));
+  }
+
+  /** The newest stored version's row of a paper (same versionless id), if any. */
+  newestVersion(versionless: string): IndexRow | undefined {
+    const rows = this.table.versionsOf(versionless);
+    return rows.length === 0 ? undefined : this.table.row(rows[rows.length - 1]!);
+  }
+
+  /** The rows whose `doi` column holds the normalised DOI `doi` (§2.3; the column's values normalised too), by id. */
+  rowsByDoi(doi: string): IndexRow[] {
+    if (this.doiRows === null) {
+      const map = new Map<string, number[]>();
+      const dois = this.table.text.doi;
+      for (let i = 0; i < this.table.length; i++) {
+        const value = dois[i];
+        if (value === null || value === undefined) continue;
+        const normal = normaliseDoi(value);
+        const key = normal.ok ? normal.doi : value.toLowerCase();
+        const rows = map.get(key);
+        if (rows) rows.push(i);
+        else map.set(key, [i]);
+      }
+      this.doiRows = map;
+    }
+    const rows = this.doiRows.get(doi) ?? [];
+    return rows.map((i) => this.table.row(i)).sort((a, b) => (a.preprint_id < b.preprint_id ? -1 : 1));
+  }
+
+  /** The table and its rows in a list order (§18.2); the order is built on the first call after a load. */
+  listing(sort: ListSort): RowListing {
+    if (this.orders === null) {
+      const all = Array.from({ length: this.table.length }, (_, i) => i);
+      const updatedAt = new SortedList<number>((a, b) => this.compareUpdated(a, b));
+      const id = new SortedList<number>((a, b) => this.compareIds(a, b));
+      updatedAt.reset(all.slice());
+      id.reset(all);
+      this.orders = { updatedAt, id };
+    }
+    return sort === 'id'
+      ? { table: this.table, order: this.orders.id, compare: (a, b) => this.compareIds(a, b) }
+      : { table: this.table, order: this.orders.updatedAt, compare: (a, b) => this.compareUpdated(a, b) };
   }
 
   stats(): CatalogStats {

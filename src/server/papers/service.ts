@@ -4,7 +4,13 @@
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import { ConflictError, NotFoundError } from '../../shared/domain-errors.js';
-import { legacyPaperKeys, paperKeys, preprintPdfUrl, type VersionedPreprintId } from '../../shared/ids.js';
+import {
+  legacyPaperKeys,
+  paperKeys,
+  preprintPdfUrl,
+  type PreprintId,
+  type VersionedPreprintId,
+} from '../../shared/ids.js';
 import type { Config } from '../config/types.js';
 import { collect, type ListedObject, type ObjectInfo, type ObjectStore } from '../storage/object-store.js';
 import { rfc3339, storedSha256 } from '../storage/write.js';
@@ -86,6 +92,7 @@ export class PaperService {
   private readonly config: Config;
   private readonly logger: Logger;
   private readonly closers: (() => Promise<void>)[] = [];
+  private metadataFill: ((versionless: string) => void) | null = null;
 
   constructor(deps: PaperServiceDeps) {
     this.config = deps.config;
@@ -109,8 +116,20 @@ export class PaperService {
     return this.stager.stage(source, kind === 'pdf' ? PDF_UPLOAD_LIMIT : PARSER_ZIP_LIMIT, kind);
   }
 
-  uploadPdf(input: UploadPdfInput): Promise<UploadResult<PdfUploadRecord>> {
-    return uploadPdf(this.store, this.catalog, input);
+  /** Wires the metadata cache's background fill (§18.1); the composition root does, once both exist. */
+  useMetadataFill(fill: (versionless: string) => void): void {
+    this.metadataFill = fill;
+  }
+
+  /** Fills the paper's metadata cache in the background (§18.1: uploads and paper-access jobs); never throws. */
+  fillMetadata(id: PreprintId): void {
+    this.metadataFill?.(id.versionless);
+  }
+
+  async uploadPdf(input: UploadPdfInput): Promise<UploadResult<PdfUploadRecord>> {
+    const result = await uploadPdf(this.store, this.catalog, input);
+    this.fillMetadata(input.id);
+    return result;
   }
 
   uploadParser(input: Omit<UploadParserInput, 'pdf'>): Promise<UploadResult<ParserUploadRecord>> {

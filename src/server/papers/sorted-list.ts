@@ -78,6 +78,19 @@ export class SortedList<T> {
     for (const block of this.blocks) yield* block;
   }
 
+  /** The items from position `start` on (whole blocks before it are skipped, not walked). */
+  *from(start: number): IterableIterator<T> {
+    let skip = Math.max(0, start);
+    for (const block of this.blocks) {
+      if (skip >= block.length) {
+        skip -= block.length;
+        continue;
+      }
+      for (let i = skip; i < block.length; i++) yield block[i]!;
+      skip = 0;
+    }
+  }
+
   toArray(): T[] {
     return this.blocks.flat();
   }

@@ -19,7 +19,7 @@ import { ErrorBody } from './schemas.js';
  * `X-Svc-Requested-Id`, `X-Svc-Resolved-Id`, `X-Svc-Defaults-Applied` when a default was applied (§11.1), each also
  * under the `X-QAtlas-` prefix the original clients read (§19).
  */
-function defaultsHeaders(reply: FastifyReply, r: Resolution | ResolutionFailure): void {
+export function defaultsHeaders(reply: FastifyReply, r: Resolution | ResolutionFailure): void {
   if (r.defaults.length === 0) return;
   const resolvedId = 'id' in r ? r.id.id : r.resolvedId;
   for (const prefix of ['X-Svc', 'X-QAtlas']) {
@@ -33,7 +33,7 @@ function defaultsHeaders(reply: FastifyReply, r: Resolution | ResolutionFailure)
  * Whose DOI lookups count together (issue 20): a user's PATs and sessions share one budget, the system PAT has its
  * own, and a request without a principal counts by client address.
  */
-function lookupCaller(request: FastifyRequest): string {
+export function lookupCaller(request: FastifyRequest): string {
   const principal = request.principal;
   if (principal?.userId) return `user:${principal.userId}`;
   if (principal?.source === 'system-pat') return 'system-pat';

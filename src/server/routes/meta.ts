@@ -50,7 +50,7 @@ const HealthResponse = Type.Object({
   }),
 });
 
-const ServerInfo = Type.Object({
+export const ServerInfo = Type.Object({
   mode: Type.Literal('server'),
   version: Type.String(),
   engine: Type.Literal('node'),
@@ -60,7 +60,7 @@ const ServerInfo = Type.Object({
   oauth_enabled: Type.Boolean(),
 });
 
-const ScopeList = Type.Object({
+export const ScopeList = Type.Object({
   scopes: Type.Array(Type.Object({ name: Type.String(), description: Type.String() })),
   max_expiry_days: Type.Integer(),
 });

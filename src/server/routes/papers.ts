@@ -1,5 +1,5 @@
 import fastifyMultipart from '@fastify/multipart';
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { requireUploadId, VERSIONED_ID_PATTERN } from '../../shared/ids.js';
 import type { RoutePlugin } from '../http/context.js';
@@ -35,6 +35,8 @@ export interface PaperAction {
   readonly path: string;
   readonly schema: Omit<ActionSchema, 'params'> & { readonly params?: ActionSchema['params'] };
   readonly guard?: Guard;
+  /** A JSON body of a route of its own, for the document only: its handler reads and checks it (none is parsed here). */
+  readonly body?: TSchema;
   /** For an action whose path is `{preprint_id}` alone: which ids it takes (others stay unknown paths, 404). */
   readonly takes?: (id: string) => boolean;
   handle(request: FastifyRequest, reply: FastifyReply, target: Dispatch): Promise<unknown>;
@@ -448,7 +450,11 @@ export const paperRoutes: RoutePlugin<{ actions?: readonly PaperAction[] }> = as
       app.route({
         method: action.method,
         url: action.path,
-        config: { guard, ...(rateLimitClass ? { rateLimitClass } : {}) },
+        config: {
+          guard,
+          ...(rateLimitClass ? { rateLimitClass } : {}),
+          ...(action.body ? { openapi: { body: action.body } } : {}),
+        },
         schema: action.schema,
         handler: (request, reply) => action.handle(request, reply, { id: '', claimId: null }),
       });

@@ -43,7 +43,7 @@ export const PatSpecDocument = Type.Object(
   { additionalProperties: false },
 );
 
-const Created = Type.Object({
+export const Created = Type.Object({
   id: Type.String(),
   name: Type.String(),
   prefix: Type.String(),
@@ -54,7 +54,7 @@ const Created = Type.Object({
   created: Timestamp(),
 });
 
-const Listed = Type.Object({
+export const Listed = Type.Object({
   id: Type.String(),
   name: Type.String(),
   prefix: Type.String(),

@@ -26,6 +26,10 @@ export type PaperMetadata = Static<typeof PaperMetadata>;
 /** `GET /api/papers`: one page of the stored papers. */
 export const PaperListItem = Type.Object({
   preprint_id: Type.String(),
+  paper_id: Type.String({ description: 'the same as preprint_id (the original clients print it, CONTRACT §19)' }),
+  status: Type.Union([Type.Literal('ready'), Type.Literal('pending')], {
+    description: '`ready` when the markdown is stored, else `pending` (the original clients print it, CONTRACT §19)',
+  }),
   title: Nullable(Type.String()),
   has_pdf: Type.Boolean(),
   has_md: Type.Boolean(),
@@ -193,3 +197,10 @@ export const DownloaderJobs = Type.Object({
   }),
 });
 export type DownloaderJobs = Static<typeof DownloaderJobs>;
+
+/** `GET /api/downloader/remote-jobs` (§19): the original's remote fleet, which pksd does not have. */
+export const DownloaderRemoteJobs = Type.Object({
+  enabled: Type.Literal(false),
+  jobs: Type.Array(Type.Unknown(), { maxItems: 0 }),
+});
+export type DownloaderRemoteJobs = Static<typeof DownloaderRemoteJobs>;

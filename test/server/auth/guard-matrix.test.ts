@@ -31,8 +31,9 @@ export function expectedGuard(method: string, url: string): Guard {
   if (is(/^\/api\/graph\//)) return { kind: 'scope', obj: 'graph', act: 'read' };
   if (is(/^\/api\/ingests?(\/|$)/)) return { kind: 'scope', obj: 'papers', act: 'write' };
   if (url === '/api/rag/search') return { kind: 'scope', obj: 'papers', act: 'read' };
-  // `/api/v1/papers/*`: the original clients' lease aliases (§19), guarded as the claims they alias.
-  if (is(/^\/api\/(v1\/)?papers(\/|$)/)) {
+  // `/api/v1/papers/*`: the original clients' lease aliases (§19), guarded as the claims they alias; the original's
+  // downloader routes (§19) as the registry's fetch and jobs.
+  if (is(/^\/api\/((v1\/)?papers|downloader)(\/|$)/)) {
     return method === 'GET'
       ? { kind: 'scope', obj: 'papers', act: 'read' }
       : { kind: 'scope', obj: 'papers', act: 'write' };
@@ -88,7 +89,7 @@ function expectedOutcome(guard: Guard, cred: Credential): Outcome {
 const GUARD_DETAILS = [AUTH_REQUIRED, INVALID_CREDENTIAL, SESSION_REQUIRED];
 /** Wildcard routes dispatch on the path (unknown actions are 404 before authentication): sample real actions. */
 const SAMPLES: Record<string, string> = {
-  'GET /api/papers/*': '/api/papers/2401.00001v1/markdown/status',
+  'GET /api/papers/*': '/api/papers/2401.00001v1/figures',
   'POST /api/papers/*': '/api/papers/2401.00001v1/parser-claim',
   'DELETE /api/papers/*': '/api/papers/2401.00001v1/parser-claim/c0ffee',
   'POST /api/v1/papers/*': '/api/v1/papers/2401.00001v1/mineru-lease',

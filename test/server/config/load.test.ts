@@ -55,7 +55,12 @@ describe('defaults', () => {
     expect(c.systemPat).toBeNull();
     expect(c.paperAccessEnabled).toBe(false);
     expect(c.parser).toBeNull();
-    expect(c.preprint).toEqual({ baseUrl: 'https://arxiv.org', fetchConcurrent: 2, fetchRps: 0.33 });
+    expect(c.preprint).toEqual({
+      baseUrl: 'https://arxiv.org',
+      apiUrl: 'https://export.arxiv.org/api/query',
+      fetchConcurrent: 2,
+      fetchRps: 0.33,
+    });
     expect(c.scholarly.baseUrl).toBe('https://api.openalex.org');
     expect(c.idp.provider).toBe('github');
     expect(c.idp.enabled).toBe(false);

@@ -55,8 +55,9 @@ function hash(s: string): number {
 }
 
 /**
- * OpenAlex as CONTRACT §12.2 describes it: `GET /works/doi:<percent-encoded DOI>?mailto=…` → 200 work JSON or
- * 404; requests without `mailto` get 403 so a test notices a missing contact address.
+ * OpenAlex as CONTRACT §12.2 describes it: `GET /works/doi:<percent-encoded DOI>?mailto=…` (and, for lookups,
+ * `GET /works/<W id>`) → 200 work JSON or 404; requests without `mailto` get 403 so a test notices a missing contact
+ * address.
  */
 export async function startOpenAlexDouble(options: DoubleOptions = {}): Promise<OpenAlexDouble> {
   const works = new Map<string, OpenAlexWork>();
@@ -66,13 +67,16 @@ export async function startOpenAlexDouble(options: DoubleOptions = {}): Promise<
   const double = await startHttpDouble(async (req, res) => {
     const url = new URL(req.url, 'http://openalex.test');
     const match = /^\/works\/doi:(.+)$/.exec(url.pathname);
-    if (req.method !== 'GET' || !match) return sendJson(res, 404, { error: 'not found' });
+    const byId = /^\/works\/(W\d+)$/i.exec(url.pathname);
+    if (req.method !== 'GET' || (!match && !byId)) return sendJson(res, 404, { error: 'not found' });
     await workGate.pass();
     if (state.delayMs > 0) await new Promise((resolve) => setTimeout(resolve, state.delayMs));
     const next = scripted.shift();
     if (next) return sendAnswer(res, next);
     if (!url.searchParams.get('mailto')) return sendJson(res, 403, { error: 'mailto required' });
-    const work = works.get(decodeURIComponent(match[1]!).toLowerCase());
+    const work = match
+      ? works.get(decodeURIComponent(match[1]!).toLowerCase())
+      : [...works.values()].find((w) => w.id.toUpperCase().endsWith(`/${byId![1]!.toUpperCase()}`));
     return work ? sendJson(res, 200, work) : sendJson(res, 404, { error: 'Not Found' });
   }, options);
   return {

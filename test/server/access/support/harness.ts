@@ -52,6 +52,7 @@ export function accessEnv(d: Doubles, tokens: readonly string[] = TOKENS): Recor
   return {
     SVC_PAPER_ACCESS_ENABLED: 'true',
     SVC_PREPRINT_BASE_URL: d.arxiv.baseUrl,
+    SVC_PREPRINT_API_URL: `${d.arxiv.baseUrl}/api/query`,
     SVC_SCHOLARLY_BASE_URL: d.openalex.baseUrl,
     SVC_SCHOLARLY_MAILTO: MAILTO,
     SVC_PREPRINT_FETCH_RPS: '1000',

@@ -1,0 +1,71 @@
+/**
+ * `GET /api/papers/{preprint_id}` (CONTRACT §18.2): one preprint — its stored versions, metadata (§18.1), active
+ * parser claim and, with paper access on, its current jobs. With paper access on the id takes every §11.1 form
+ * (resolution may go upstream, with the `X-Svc-*` headers); with it off, only what is stored. Never starts a job.
+ */
+import { Type } from '@sinclair/typebox';
+import { PaperDetail } from '../../../shared/api/registry.js';
+import { looksLikeDoi } from '../../../shared/doi.js';
+import { NotFoundError } from '../../../shared/domain-errors.js';
+import { parsePreprintId } from '../../../shared/ids.js';
+import type { AppContext } from '../../http/context.js';
+import { paperDetail, type DetailTarget } from '../../papers/paper-detail.js';
+import { resolveStored } from '../../papers/stored-ids.js';
+import { ID_OR_DOI, type PaperAction } from '../papers.js';
+import { ErrorBody } from '../schemas.js';
+import { paperAccessOf, readId } from './read-id.js';
+
+export function detailAction(ctx: AppContext): PaperAction {
+  const index = ctx.papers.catalog.index;
+  return {
+    method: 'GET',
+    path: '/api/papers/{preprint_id}',
+    // Anything else under /api/papers/ stays an unknown path (404 before authentication).
+    takes: (id) => parsePreprintId(id) !== null || looksLikeDoi(id),
+    schema: {
+      params: Type.Object({ preprint_id: ID_OR_DOI }),
+      summary: 'One paper: its stored versions, metadata, parser claim and current jobs (starts nothing)',
+      tags: ['papers'],
+      response: {
+        200: PaperDetail,
+        400: { ...ErrorBody, description: 'invalid DOI (`{detail, doi}`)' },
+        404: {
+          ...ErrorBody,
+          description: '`not hosted: <id>`: nothing stored, no job, no metadata; or a resolution 404',
+        },
+        429: {
+          ...ErrorBody,
+          description: 'too many DOI lookups through OpenAlex for this credential (paper access on)',
+        },
+        502: { ...ErrorBody, description: 'OpenAlex or the arXiv version lookup failed (paper access on)' },
+        503: {
+          ...ErrorBody,
+          description: 'DOI resolution unavailable or rate-limited (paper access on); claim store unreachable',
+        },
+      },
+    },
+    handle: async (request, reply, d) => {
+      const access = paperAccessOf(ctx);
+      let target: DetailTarget;
+      if (access) {
+        const id = (await readId(ctx, d.id, request, reply))!;
+        target = { versionless: id.versionless, jobId: id, requested: d.id };
+      } else {
+        const stored = resolveStored(index, d.id);
+        if (stored.kind === 'invalid') throw stored.error;
+        if (stored.kind === 'not_found') throw new NotFoundError(`not hosted: ${d.id}`);
+        target = { versionless: stored.id.versionless, jobId: null, requested: d.id };
+      }
+      const detail = await paperDetail(
+        {
+          index,
+          claims: ctx.papers.claims,
+          metadata: ctx.metadata?.service ?? null,
+          engine: access?.engine ?? null,
+        },
+        target,
+      );
+      return reply.code(200).send(detail);
+    },
+  };
+}
