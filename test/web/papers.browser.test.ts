@@ -1,8 +1,9 @@
 /**
  * Papers in a real browser against a real pksd: statistics of a seeded index and the parser queue with a claim
- * (CONTRACT §4.3, §9.2) on a server without paper access; and, on one with paper access against the upstream
- * doubles (arXiv, OpenAlex, MinerU), a paper conversion with live progress, markdown, KaTeX and a figure, and a DOI
- * resolved with the defaults the server applied (§11).
+ * (CONTRACT §4.3, §9.2) on a server without paper access; on one with paper access against the upstream doubles
+ * (arXiv, OpenAlex, MinerU), a paper conversion with live progress, markdown, KaTeX and a figure, and a DOI resolved
+ * with the defaults the server applied (§11); and the paper registry (§18): the stored papers listed, searched,
+ * filtered and paged, a paper opened from a pasted link, and a paper's record, versions and figures gallery.
  */
 import { readFile } from 'node:fs/promises';
 import type { Browser } from 'playwright-core';
@@ -18,7 +19,22 @@ import { makePng } from './support/png.js';
 import { openSignedIn, startStack, upload, type Stack } from './support/stack.js';
 
 const FIGURE = makePng(64, 40, (x, y) => [40 + x * 3, 80 + y * 4, 200]);
+const PLOT = makePng(48, 48, (x, y) => [200, 60 + x * 3, 60 + y * 3]);
 const MiB = 1024 * 1024;
+const OPEN_LABEL = 'Open a paper by preprint id, DOI or arXiv / doi.org link';
+
+/**
+ * The console errors of a page, except the browser's report of each 404 answer a test expects: a paper the server
+ * does not host (`GET /api/papers/{id}` → 404 `not hosted`), which the page states in words.
+ */
+const unexpectedConsoleErrors = (w: WebPage, origin: string, notFound: readonly string[]): string[] =>
+  w.consoleErrors.filter(
+    (e) =>
+      !notFound.some(
+        (path) =>
+          e === `Failed to load resource: the server responded with a status of 404 (Not Found) ${origin}${path}`,
+      ),
+  );
 
 describe.skipIf(!CHROMIUM)('web front end: papers', () => {
   let browser: Browser;
@@ -75,6 +91,7 @@ describe.skipIf(!CHROMIUM)('web front end: papers', () => {
       ]);
       await page.getByText('1 waiting, 1 claimed by a contributor.').waitFor();
       const rows = await page
+        .getByRole('region', { name: 'Waiting for the parser' })
         .locator('table tbody tr')
         .evaluateAll((trs) =>
           trs.map((tr) => [
@@ -92,7 +109,7 @@ describe.skipIf(!CHROMIUM)('web front end: papers', () => {
     it('says that paper access is off when the server serves no bytes', async () => {
       const { page } = w;
       await page.goto(`${stack.url}/papers`);
-      await page.getByLabel('Open a paper by preprint id or DOI').fill('quant-ph/9508027v2');
+      await page.getByLabel(OPEN_LABEL).fill('quant-ph/9508027v2');
       await page.getByRole('button', { name: 'Open' }).click();
       await page.waitForURL(`${stack.url}/papers/quant-ph/9508027v2`);
       await page.getByText('Paper access is off on this server, so it serves no PDF or markdown.').waitFor();
@@ -120,6 +137,7 @@ describe.skipIf(!CHROMIUM)('web front end: papers', () => {
         {},
         {
           ...accessEnv(d),
+          SVC_PREPRINT_API_URL: `${d.arxiv.baseUrl}/api/query`,
           // One fetch slot and one parser slot, so the test can hold a job in each queue with a second paper.
           SVC_PREPRINT_FETCH_CONCURRENT: '1',
           PARSER_MAX_CONCURRENT_JOBS: '1',
@@ -260,15 +278,16 @@ describe.skipIf(!CHROMIUM)('web front end: papers', () => {
       d.openalex.works.set(doi.toLowerCase(), arxivWork(doi, 'quant-ph/9508027', 'Polynomial-time factoring'));
       addPaper(d.arxiv, 'quant-ph/9508027', 2);
       const statusRequest = page.waitForRequest(
-        (r) => new URL(r.url()).pathname === `/api/papers/${doi}/markdown/status`,
+        (r) => new URL(r.url()).pathname === `/api/papers/${doi.toLowerCase()}/markdown/status`,
       );
       await page.goto(`${stack.url}/papers`);
-      await page.getByLabel('Open a paper by preprint id or DOI').fill(`https://doi.org/${doi}`);
+      await page.getByLabel(OPEN_LABEL).fill(`https://doi.org/${doi}`);
       await page.getByRole('button', { name: 'Open' }).click();
-      await page.waitForURL(`${stack.url}/papers/${doi}`);
+      // The page opens the DOI as the server normalises it (lower case, CONTRACT §2.3).
+      await page.waitForURL(`${stack.url}/papers/${doi.toLowerCase()}`);
       await page
         .getByText(
-          `“${doi}” was resolved to quant-ph/9508027v2: doi_resolved_via_openalex (DOI -> arXiv id quant-ph/9508027); ` +
+          `“${doi.toLowerCase()}” was resolved to quant-ph/9508027v2: doi_resolved_via_openalex (DOI -> arXiv id quant-ph/9508027); ` +
             'version=v2 (no version specified; latest published version used).',
         )
         .waitFor();
@@ -286,7 +305,268 @@ describe.skipIf(!CHROMIUM)('web front end: papers', () => {
 
     it('caused no CSP violation, console error or request to another host', () => {
       expect(w.cspViolations).toEqual([]);
+      // Neither paper was stored when its page opened.
+      expect(
+        unexpectedConsoleErrors(w, stack.url, ['/api/papers/2502.00020v1', '/api/papers/10.1137/s0097539795293172']),
+      ).toEqual([]);
+      expect(w.externalRequests.filter((u) => !u.startsWith(stack.gh.url))).toEqual([]);
+    });
+  });
+
+  describe('the paper registry', () => {
+    let d: Doubles;
+    let stack: Stack;
+    let w: WebPage;
+    /** The papers seeded besides 2501.00010, oldest first: 2501.00100v1 … 2501.00121v1. */
+    const others = Array.from({ length: 22 }, (_, i) => `2501.00${100 + i}v1`);
+    const markdown = [
+      '# Entanglement witnesses in practice',
+      '',
+      'We build the setup below.',
+      '',
+      '![](images/setup.png)',
+      '',
+      'Figure 1: The experimental setup.',
+      '',
+      'Witness values before and after the correction.',
+      '',
+      '![](images/before.png)',
+      '![](images/after.png)',
+      '',
+      'Fig. 2. Witness values (a) before and (b) after.',
+    ].join('\n');
+
+    beforeAll(async () => {
+      d = await startDoubles();
+      stack = await startStack({}, { ...accessEnv(d), SVC_PREPRINT_API_URL: `${d.arxiv.baseUrl}/api/query` });
+      d.arxiv.entries.set('2501.00010', {
+        title: 'Entanglement witnesses in practice',
+        authors: ['Ada Lovelace', 'Charles Babbage', 'Mary Somerville'],
+        abstract:
+          'We measure entanglement witnesses on a photonic platform and correct them for detector losses. ' +
+          'The corrected witnesses certify entanglement in every run.',
+        published: '2025-01-02',
+        doi: '10.1234/EW.2025.10',
+      });
+      addPaper(d.arxiv, '2501.00010', 2);
+      d.openalex.works.set(
+        '10.1234/ew.2025.10',
+        arxivWork('10.1234/ew.2025.10', '2501.00010', 'Entanglement witnesses'),
+      );
+      for (const v of [1, 2]) await upload(stack, `2501.00010v${v}`, 'pdf', pdfBytes(`2501.00010v${v}`));
+      await upload(
+        stack,
+        '2501.00010v2',
+        'parser',
+        makeZip([
+          { name: 'full.md', content: markdown },
+          { name: 'images/setup.png', content: FIGURE },
+          { name: 'images/before.png', content: PLOT },
+          { name: 'images/after.png', content: PLOT },
+          { name: 'images/unused.png', content: FIGURE },
+        ]),
+      );
+      for (const id of others) await upload(stack, id, 'pdf', pdfBytes(id));
+      w = await openSignedIn(browser, stack.url);
+    });
+    afterAll(async () => {
+      await w?.close();
+      await stack?.close();
+      await d?.close();
+    });
+
+    /** The rows of the papers list as [id, flags]. */
+    const listRows = (page: WebPage['page']) =>
+      page
+        .getByRole('region', { name: 'Stored papers' })
+        .locator('tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) => [
+            tr.querySelector('td[data-label="Paper"] .paper-row-id, td[data-label="Paper"] a')?.textContent,
+            [...tr.querySelectorAll('.badge')].map((b) => b.textContent).join(' · '),
+          ]),
+        );
+    const count = (page: WebPage['page']) => page.locator('#paper-count');
+
+    it('lists the stored papers with their flags, newest first, and pages, searches and filters them', async () => {
+      const { page } = w;
+      await page.goto(`${stack.url}/papers`);
+      await expect.poll(() => count(page).textContent()).toBe('1–20 of 24 papers');
+      const first = await listRows(page);
+      expect(first).toHaveLength(20);
+      expect(first.slice(0, 2)).toEqual([
+        ['2501.00121v1', 'PDF · no markdown'],
+        ['2501.00120v1', 'PDF · no markdown'],
+      ]);
+      expect(await screenshotsAndAxe(page, 'papers-list')).toEqual([]);
+
+      await page.getByRole('button', { name: 'Next' }).click();
+      await page.waitForURL(`${stack.url}/papers?page=2`);
+      await expect.poll(() => count(page).textContent()).toBe('21–24 of 24 papers');
+      expect(await listRows(page)).toEqual([
+        ['2501.00101v1', 'PDF · no markdown'],
+        ['2501.00100v1', 'PDF · no markdown'],
+        ['2501.00010v2', 'PDF · markdown · 4 images'],
+        ['2501.00010v1', 'PDF · no markdown'],
+      ]);
+      expect(await page.getByText('Page 2 of 2').count()).toBe(1);
+      expect(await page.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+
+      // A search goes back to the first page; the title and the id are searched.
+      await page.getByLabel('Title or id contains').fill('00010');
+      await page.waitForURL(`${stack.url}/papers?q=00010`);
+      await expect.poll(() => count(page).textContent()).toBe('1–2 of 2 papers');
+      await page.getByLabel('Has markdown').selectOption('true');
+      await page.waitForURL(`${stack.url}/papers?q=00010&has_md=true`);
+      await expect.poll(() => listRows(page)).toEqual([['2501.00010v2', 'PDF · markdown · 4 images']]);
+      await page.getByLabel('Has markdown').selectOption('false');
+      await page.getByLabel('Title or id contains').fill('');
+      await page.getByLabel('Sort by').selectOption('id');
+      await page.waitForURL(`${stack.url}/papers?has_md=false&sort=id`);
+      // The count reads the same before and after the sort: the rows tell when the sorted page has arrived.
+      await expect
+        .poll(async () => (await listRows(page)).slice(0, 2))
+        .toEqual([
+          ['2501.00010v1', 'PDF · no markdown'],
+          ['2501.00100v1', 'PDF · no markdown'],
+        ]);
+      expect(await count(page).textContent()).toBe('1–20 of 23 papers');
+      await page.getByLabel('Title or id contains').fill('no such paper');
+      await page.getByText('No stored paper matches.').waitFor();
+
+      // A link pasted into the search names a paper: the page offers to open it.
+      await page.getByLabel('Title or id contains').fill('https://arxiv.org/abs/2501.00010v2');
+      await page.getByRole('link', { name: 'open 2501.00010v2' }).click();
+      await page.waitForURL(`${stack.url}/papers/2501.00010v2`);
       expect(w.consoleErrors).toEqual([]);
+    });
+
+    it('opens a paper from an id, a DOI or an arxiv.org or doi.org link, and says why other text opens none', async () => {
+      const { page } = w;
+      const cases: [input: string, path: string][] = [
+        ['https://arxiv.org/pdf/2501.00010v2.pdf', '/papers/2501.00010v2'],
+        ['https://arxiv.org/abs/2501.00010', '/papers/2501.00010'],
+        ['arXiv:2501.00010V1', '/papers/2501.00010v1'],
+        ['9508027v2', '/papers/quant-ph/9508027v2'],
+        ['https://doi.org/10.1234/EW.2025.10', '/papers/10.1234/ew.2025.10'],
+      ];
+      for (const [input, path] of cases) {
+        await page.goto(`${stack.url}/papers`);
+        await page.getByLabel(OPEN_LABEL).fill(input);
+        await page.getByRole('button', { name: 'Open' }).click();
+        await page.waitForURL(`${stack.url}${path}`);
+      }
+      // The DOI opened the paper it names (the server resolved it through OpenAlex).
+      await page.getByRole('heading', { level: 1, name: /Entanglement witnesses in practice/ }).waitFor();
+      await page.goto(`${stack.url}/papers`);
+      await page.getByLabel(OPEN_LABEL).fill('https://example.org/abs/2501.00010');
+      await page.getByRole('button', { name: 'Open' }).click();
+      const alert = page.getByRole('alert');
+      expect(await alert.textContent()).toBe(
+        'This opens no paper: unsupported URL: "https://example.org/abs/2501.00010" (expected ' +
+          'https://arxiv.org/abs/<id>, https://arxiv.org/pdf/<id> or https://doi.org/<doi>).',
+      );
+      expect(await page.getByLabel(OPEN_LABEL).getAttribute('aria-invalid')).toBe('true');
+      expect(new URL(page.url()).pathname).toBe('/papers');
+      expect(await screenshotsAndAxe(page, 'papers-open-refused')).toEqual([]);
+    });
+
+    it("shows a paper's record, abstract, versions and figures gallery, and downloads its images", async () => {
+      const { page } = w;
+      const imageRequests: string[] = [];
+      page.on('request', (r) => {
+        if (r.url().includes('/images/') && !r.url().endsWith('/zip')) imageRequests.push(r.url());
+      });
+      await page.goto(`${stack.url}/papers/2501.00010v2`);
+      await page.getByRole('heading', { level: 1, name: /Entanglement witnesses in practice/ }).waitFor();
+      expect(await page.locator('.paper-title .paper-id').textContent()).toBe('2501.00010v2');
+      const facts = await page
+        .locator('.paper-facts')
+        .evaluate((dl) =>
+          [...dl.querySelectorAll('dt')].map((dt) => [dt.textContent, dt.nextElementSibling?.textContent]),
+        );
+      expect(facts).toEqual([
+        ['Authors', 'Ada Lovelace, Charles Babbage and Mary Somerville'],
+        ['Published', 'Jan 2, 2025'],
+        ['arXiv', '2501.00010'],
+        ['DOI', '10.1234/ew.2025.10'],
+        ['Metadata from', 'arXiv'],
+      ]);
+      expect(await page.getByRole('link', { name: '10.1234/ew.2025.10' }).getAttribute('href')).toBe(
+        'https://doi.org/10.1234/ew.2025.10',
+      );
+      expect(await page.getByRole('region', { name: 'Abstract' }).locator('p').textContent()).toBe(
+        'We measure entanglement witnesses on a photonic platform and correct them for detector losses. ' +
+          'The corrected witnesses certify entanglement in every run.',
+      );
+
+      const versions = page.getByRole('region', { name: 'Stored versions' });
+      const rows = await versions
+        .locator('tbody tr')
+        .evaluateAll((trs) =>
+          trs.map((tr) =>
+            ['Version', 'Markdown', 'Images'].map((l) => tr.querySelector(`td[data-label="${l}"]`)?.textContent),
+          ),
+        );
+      expect(rows).toEqual([
+        ['v2', expect.stringMatching(/^\d+ B$/), '4'],
+        ['v1', 'none', '0'],
+      ]);
+      expect(await versions.locator('.sha').first().textContent()).toMatch(/^ sha256 [0-9a-f]{12}…$/);
+
+      const gallery = page.getByRole('region', { name: /^Figures/ });
+      expect(await gallery.getByRole('heading', { level: 2 }).textContent()).toBe('Figures (2)');
+      const figures = gallery.getByRole('list', { name: 'Figures' }).locator('figure');
+      expect(await figures.locator('figcaption').allTextContents()).toEqual([
+        'Figure 1: The experimental setup.',
+        'Fig. 2. Witness values (a) before and (b) after.',
+      ]);
+      const setup = figures.nth(0).getByRole('img', { name: 'Figure 1' });
+      const before = figures.nth(1).getByRole('img', { name: 'Figure 2, part 1 of 2' });
+      const after = figures.nth(1).getByRole('img', { name: 'Figure 2, part 2 of 2' });
+      const unused = gallery
+        .getByRole('list', { name: 'Other images' })
+        .getByRole('img', { name: 'Image “unused.png”' });
+      const width = (img: typeof setup) =>
+        img.evaluate((el) => {
+          const i = el as unknown as { complete: boolean; naturalWidth: number };
+          return i.complete ? i.naturalWidth : 0;
+        });
+      await expect.poll(() => width(setup)).toBe(64);
+      await expect.poll(() => width(before)).toBe(48);
+      await expect.poll(() => width(after)).toBe(48);
+      await expect.poll(() => width(unused)).toBe(64);
+      expect(await setup.getAttribute('src')).toMatch(/^blob:/);
+      // The gallery shows every stored image; the markdown below shows those it links.
+      expect([...new Set(imageRequests.map((u) => new URL(u).pathname))].sort()).toEqual(
+        ['after.png', 'before.png', 'setup.png', 'unused.png'].map((n) => `/api/papers/2501.00010v2/images/${n}`),
+      );
+      expect(await screenshotsAndAxe(page, 'paper-record')).toEqual([]);
+
+      const download = page.waitForEvent('download');
+      await gallery.getByRole('button', { name: 'Download all 4 images (zip)' }).click();
+      const saved = await download;
+      expect(saved.suggestedFilename()).toBe('2501.00010v2-images.zip');
+      const zip = await readFile(await saved.path());
+      const direct = await stack.api('/api/papers/2501.00010v2/images/zip');
+      expect(direct.status).toBe(200);
+      expect(zip.equals(Buffer.from(await direct.arrayBuffer()))).toBe(true);
+    });
+
+    it('says when nothing is stored for a paper', async () => {
+      const { page } = w;
+      await page.goto(`${stack.url}/papers/2501.00999v1`);
+      await page
+        .getByText('This server stores nothing for 2501.00999v1 yet: converting it below fetches it from arXiv.')
+        .waitFor();
+      expect(await page.getByRole('region', { name: 'Stored versions' }).count()).toBe(0);
+    });
+
+    it('caused no CSP violation, console error or request to another host', () => {
+      expect(w.cspViolations).toEqual([]);
+      expect(
+        unexpectedConsoleErrors(w, stack.url, ['/api/papers/quant-ph/9508027v2', '/api/papers/2501.00999v1']),
+      ).toEqual([]);
       expect(w.externalRequests.filter((u) => !u.startsWith(stack.gh.url))).toEqual([]);
     });
   });

@@ -1,5 +1,5 @@
 import { api, apiFetch, ApiError, detailOf, pathId, readBody } from './client';
-import type { JobSnapshot } from './types';
+import type { JobSnapshot, PaperDetail } from './types';
 
 export type Kind = 'markdown' | 'pdf';
 
@@ -23,6 +23,29 @@ export async function trigger(id: string, kind: Kind): Promise<TriggerResult> {
   if (response.status === 200) return { bytes: await response.blob() };
   const body = await readBody(response);
   if (isSnapshot(body)) return { snapshot: body };
+  throw new ApiError(response.status, detailOf(body, response), body);
+}
+
+/**
+ * `GET /api/papers/{id}` (CONTRACT §18.2), or null when the server holds nothing for the paper (404 `not hosted`).
+ * Any other failure, such as a DOI the server cannot resolve, stays an error.
+ */
+export async function fetchPaper(id: string, signal?: AbortSignal): Promise<PaperDetail | null> {
+  try {
+    return await api<PaperDetail>(`/api/papers/${pathId(id)}`, { signal });
+  } catch (error) {
+    if (error instanceof ApiError && error.status === 404 && error.detail.startsWith('not hosted')) return null;
+    throw error;
+  }
+}
+
+/** `GET /api/papers/{id}/images/zip`: every stored image of the paper as one zip. */
+export async function fetchImagesZip(id: string): Promise<Blob> {
+  const response = await apiFetch(`/api/papers/${pathId(id)}/images/zip`, {
+    headers: { Accept: 'application/zip, application/json' },
+  });
+  if (response.ok) return response.blob();
+  const body = await readBody(response);
   throw new ApiError(response.status, detailOf(body, response), body);
 }
 

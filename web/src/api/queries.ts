@@ -1,12 +1,16 @@
-import { QueryClient, queryOptions } from '@tanstack/react-query';
-import { api, ApiError } from './client';
+import { keepPreviousData, QueryClient, queryOptions } from '@tanstack/react-query';
+import { listQuery, type PaperListFilters } from '../lib/paper-list';
+import { api, ApiError, pathId } from './client';
+import { fetchPaper } from './papers';
 import type {
+  Figures,
   GraphAnswer,
   GraphSchema,
   GraphStats,
   NeedsParserPage,
   PageDetailResponse,
   PageListResponse,
+  PaperList,
   PaperStats,
   PatItem,
   ScopeList,
@@ -88,6 +92,21 @@ export const q = {
     queryOptions({
       queryKey: ['papers', 'needs-parser'],
       queryFn: () => api<NeedsParserPage>('/api/papers/needs-parser?limit=100&include_claimed=true'),
+    }),
+  /** One page of the stored papers; the previous page stays on screen while the next one loads. */
+  papers: (f: PaperListFilters) =>
+    queryOptions({
+      queryKey: ['papers', 'list', f],
+      queryFn: ({ signal }) => api<PaperList>(`/api/papers?${listQuery(f)}`, { signal }),
+      placeholderData: keepPreviousData,
+    }),
+  /** A paper's registry record, or null when nothing is stored for it. */
+  paper: (id: string) =>
+    queryOptions({ queryKey: ['papers', 'detail', id], queryFn: ({ signal }) => fetchPaper(id, signal) }),
+  figures: (id: string) =>
+    queryOptions({
+      queryKey: ['papers', 'figures', id],
+      queryFn: ({ signal }) => api<Figures>(`/api/papers/${pathId(id)}/figures`, { signal }),
     }),
   graphStats: () =>
     queryOptions({ queryKey: ['graph', 'stats'], queryFn: () => api<GraphAnswer<GraphStats>>('/api/graph/stats') }),

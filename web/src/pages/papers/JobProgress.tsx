@@ -1,9 +1,9 @@
 import { useId } from 'react';
-import type { JobSnapshot } from '../../api/types';
+import type { JobSnapshot, JobState } from '../../api/types';
 import { Badge, type Tone } from '../../components/Badge';
 import { fmtBytes, fmtDateTime, fmtDuration, fmtRelative } from '../../lib/format';
 
-const STATE: Record<JobSnapshot['state'], { label: string; tone: Tone }> = {
+const STATE: Record<JobState, { label: string; tone: Tone }> = {
   cached: { label: 'Ready', tone: 'good' },
   queued: { label: 'Queued', tone: 'info' },
   running: { label: 'Running', tone: 'info' },
@@ -28,13 +28,28 @@ const KIND: Record<string, string> = {
   quota_exhausted: 'The parser quota for today is used up.',
 };
 
+/** A field of the snapshot's `fetch` or `convert` progress (open objects on the wire) when it is a number. */
+const num = (progress: Record<string, unknown> | undefined, field: string): number | null => {
+  const v = progress?.[field];
+  return typeof v === 'number' ? v : null;
+};
+
 /** The live state of a paper-access job (CONTRACT §11.2), in words and progress bars. */
 export function JobProgress({ snapshot: s }: { snapshot: JobSnapshot }) {
   // Both panels may show the same job (a markdown job fetches the PDF first): ids must differ per instance.
   const id = useId();
-  const state = STATE[s.state];
-  const fetch = s.fetch;
-  const convert = s.convert;
+  const state = (STATE as Partial<Record<string, { label: string; tone: Tone }>>)[s.state] ?? {
+    label: s.state,
+    tone: 'neutral' as const,
+  };
+  const fetch: Record<string, unknown> | undefined = s.fetch;
+  const convert: Record<string, unknown> | undefined = s.convert;
+  const bytesTotal = num(fetch, 'bytes_total');
+  const bytesReceived = num(fetch, 'bytes_received') ?? 0;
+  const attempts = num(fetch, 'attempts') ?? 0;
+  const totalPages = num(convert, 'total_pages');
+  const extractedPages = num(convert, 'extracted_pages') ?? 0;
+  const stage = typeof convert?.['stage'] === 'string' ? convert['stage'] : '';
   const queue = s.queue;
   const waitingForSlot = queue?.position !== undefined;
   return (
@@ -45,7 +60,7 @@ export function JobProgress({ snapshot: s }: { snapshot: JobSnapshot }) {
         {s.state === 'queued' && waitingForSlot && ' · waiting for a parser slot'}
       </p>
       {s.detail && s.state !== 'cached' && <p className="job-detail">{s.detail}</p>}
-      {s.kind && <p className="muted small">{KIND[s.kind]}</p>}
+      {s.kind && KIND[s.kind] && <p className="muted small">{KIND[s.kind]}</p>}
       {s.retry_after_iso && (
         <p className="small">
           Retry after {fmtDateTime(s.retry_after_iso)} ({fmtRelative(s.retry_after_iso)}).
@@ -54,31 +69,23 @@ export function JobProgress({ snapshot: s }: { snapshot: JobSnapshot }) {
       {fetch && s.phase === 'fetching_pdf' && (
         <div className="progress-line">
           <label htmlFor={`${id}-fetch`}>PDF download</label>
-          <progress
-            id={`${id}-fetch`}
-            max={fetch.bytes_total ?? undefined}
-            value={fetch.bytes_total ? (fetch.bytes_received ?? 0) : undefined}
-          />
+          <progress id={`${id}-fetch`} max={bytesTotal ?? undefined} value={bytesTotal ? bytesReceived : undefined} />
           <span className="small mono">
-            {fmtBytes(fetch.bytes_received ?? 0)}
-            {fetch.bytes_total ? ` of ${fmtBytes(fetch.bytes_total)}` : ''}
-            {fetch.attempts && fetch.attempts > 1 ? ` · attempt ${fetch.attempts}` : ''}
+            {fmtBytes(bytesReceived)}
+            {bytesTotal ? ` of ${fmtBytes(bytesTotal)}` : ''}
+            {attempts > 1 ? ` · attempt ${attempts}` : ''}
           </span>
         </div>
       )}
       {convert && s.phase === 'converting_md' && (
         <div className="progress-line">
-          <label htmlFor={`${id}-convert`}>
-            Conversion{convert.stage ? ` (${convert.stage.replace(/_/g, ' ')})` : ''}
-          </label>
+          <label htmlFor={`${id}-convert`}>Conversion{stage ? ` (${stage.replace(/_/g, ' ')})` : ''}</label>
           <progress
             id={`${id}-convert`}
-            max={convert.total_pages || undefined}
-            value={convert.total_pages ? (convert.extracted_pages ?? 0) : undefined}
+            max={totalPages || undefined}
+            value={totalPages ? extractedPages : undefined}
           />
-          <span className="small mono">
-            {convert.total_pages ? `${convert.extracted_pages ?? 0} of ${convert.total_pages} pages` : 'working'}
-          </span>
+          <span className="small mono">{totalPages ? `${extractedPages} of ${totalPages} pages` : 'working'}</span>
         </div>
       )}
       {queue && (

@@ -4,11 +4,15 @@ import { Link, useParams } from 'react-router';
 import { pathId } from '../../api/client';
 import { fetchStatus, isActive, saveBlob, trigger, type Kind } from '../../api/papers';
 import { q } from '../../api/queries';
-import type { JobSnapshot } from '../../api/types';
+import type { JobSnapshot, PaperDetail } from '../../api/types';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
+import { parsePaperRef } from '../../lib/paper-ref';
 import { useTitle } from '../../lib/use-title';
+import { FiguresGallery } from './FiguresGallery';
 import { JobProgress } from './JobProgress';
+import { PaperFacts, Versions } from './PaperRecord';
+import './papers.css';
 
 const Markdown = lazy(() => import('../../components/markdown/Markdown'));
 
@@ -127,11 +131,28 @@ function MarkdownPanel({ id, status }: { id: string; status: ReturnType<typeof u
   );
 }
 
+/** The record, the abstract, the versions and the figures of a stored paper (CONTRACT §18.2). */
+function Registry({ id, paper }: { id: string; paper: PaperDetail }) {
+  const abstract = paper.metadata?.abstract.trim();
+  return (
+    <>
+      {abstract && (
+        <section className="card" aria-labelledby="abstract-title">
+          <h2 id="abstract-title">Abstract</h2>
+          <p className="abstract">{abstract}</p>
+        </section>
+      )}
+      <Versions paper={paper} />
+      {paper.versions.some((v) => v.has_md || v.image_count > 0) && <FiguresGallery id={id} />}
+    </>
+  );
+}
+
 export function Component() {
   const id = (useParams()['*'] ?? '').replace(/\/+$/, '');
-  useTitle(id);
   const info = useQuery(q.serverInfo());
   const on = info.data?.paper_access === true;
+  const detail = useQuery(q.paper(id));
   const md = useStatus(id, 'markdown', on);
   const pdf = useStatus(id, 'pdf', on);
   const canonical = md.data?.preprint_id ?? pdf.data?.preprint_id;
@@ -140,28 +161,52 @@ export function Component() {
   const mdStep = md.data ? `${md.data.state} ${md.data.phase} ${md.data.pdf_ready}` : null;
   const lastMdStep = useRef(mdStep);
   const refetchPdf = pdf.refetch;
+  const queryClient = useQueryClient();
   useEffect(() => {
-    if (lastMdStep.current !== null && mdStep !== lastMdStep.current) void refetchPdf();
+    if (lastMdStep.current !== null && mdStep !== lastMdStep.current) {
+      void refetchPdf();
+      // A step may have stored a PDF or markdown: the record's versions and figures follow.
+      void queryClient.invalidateQueries({ queryKey: q.paper(id).queryKey });
+      void queryClient.invalidateQueries({ queryKey: q.figures(id).queryKey });
+    }
     lastMdStep.current = mdStep;
-  }, [mdStep, refetchPdf]);
+  }, [mdStep, refetchPdf, queryClient, id]);
   const index = useQuery(q.pageIndex());
-  const wikiId = canonical ? `paper-preprint-${canonical.replace(/\//g, '-')}` : null;
+  const paper = detail.data ?? null;
+  const ref = parsePaperRef(id);
+  const versionless = paper?.preprint_id ?? (ref?.kind === 'id' ? ref.id.replace(/v\d+$/, '') : null);
+  const wikiKey = canonical ?? (ref?.kind === 'id' ? ref.id : null);
+  const wikiId = wikiKey ? `paper-preprint-${wikiKey.replace(/\//g, '-')}` : null;
   const wikiPage = wikiId ? index.data?.get(wikiId) : undefined;
+  const title = paper?.metadata?.title ?? wikiPage?.title;
+  const shownId = canonical ?? id;
+  useTitle(title ?? id);
   return (
     <section className="page">
       <nav aria-label="Breadcrumb" className="breadcrumb">
         <Link to="/papers">Papers</Link> <span aria-hidden="true">/</span> <span>{id}</span>
       </nav>
-      <h1 className="paper-title">
-        {wikiPage?.title ?? canonical ?? id}
-        {wikiPage && <span className="paper-id mono">{canonical}</span>}
-      </h1>
-      {wikiPage && (
-        <p>
-          Wiki page: <Link to={`/wiki/${encodeURIComponent(wikiPage.id)}`}>{wikiPage.title}</Link>
+      <header className="paper-head">
+        <h1 className="paper-title">
+          {title ?? shownId}
+          {title && <span className="paper-id mono">{shownId}</span>}
+        </h1>
+        {versionless && <PaperFacts id={versionless} metadata={paper?.metadata ?? null} />}
+        {wikiPage && (
+          <p>
+            Wiki page: <Link to={`/wiki/${encodeURIComponent(wikiPage.id)}`}>{wikiPage.title}</Link>
+          </p>
+        )}
+      </header>
+      {(detail.isPending || info.isPending) && <Loading />}
+      {detail.isError && <ErrorMessage error={detail.error} title="The paper's record is unavailable" />}
+      {detail.data === null && (
+        <p className="notice notice-info">
+          This server stores nothing for {id} yet
+          {on ? ': converting it below fetches it from arXiv.' : '.'}
         </p>
       )}
-      {info.isPending && <Loading />}
+      {paper && <Registry id={id} paper={paper} />}
       {info.data && !on && (
         <p className="notice notice-info">
           Paper access is off on this server, so it serves no PDF or markdown. The paper statistics and the parser queue

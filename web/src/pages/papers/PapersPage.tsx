@@ -6,8 +6,11 @@ import { Badge } from '../../components/Badge';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
 import { fmtDateTime, fmtNumber, fmtRelative } from '../../lib/format';
+import { paperPath, readPaperRef } from '../../lib/paper-ref';
 import { useTitle } from '../../lib/use-title';
+import { StoredPapers } from './StoredPapers';
 import { PaperStats } from './PaperStats';
+import './papers.css';
 
 function Queue() {
   const queue = useQuery(q.needsParser());
@@ -38,7 +41,7 @@ function Queue() {
               {d.papers.map((p) => (
                 <tr key={p.preprint_id}>
                   <td data-label="Paper" className="nowrap">
-                    <Link to={`/papers/${p.preprint_id}`}>{p.preprint_id}</Link>
+                    <Link to={paperPath(p.preprint_id)}>{p.preprint_id}</Link>
                   </td>
                   <td data-label="PDF uploaded">{fmtDateTime(p.pdf_uploaded_at)}</td>
                   <td data-label="Claim">
@@ -64,31 +67,42 @@ function Queue() {
   );
 }
 
+/** Opens a paper from an id, a DOI or an arxiv.org / doi.org link; anything else is refused here, with the reason. */
 function Lookup() {
   const navigate = useNavigate();
   const [text, setText] = useState('');
+  const [refused, setRefused] = useState<string | null>(null);
   const submit = (e: FormEvent) => {
     e.preventDefault();
-    const id = text
-      .trim()
-      .replace(/^https?:\/\/(dx\.)?doi\.org\//i, '')
-      .replace(/^arxiv:/i, '');
-    if (id) void navigate(`/papers/${id}`);
+    if (!text.trim()) return;
+    const read = readPaperRef(text);
+    if ('ref' in read) void navigate(paperPath(read.ref));
+    else setRefused(read.problem);
   };
   return (
-    <form className="card inline-form" onSubmit={submit} aria-labelledby="lookup-title">
+    <form className="card inline-form" onSubmit={submit} aria-labelledby="lookup-title" noValidate>
       <h2 id="lookup-title" className="visually-hidden">
         Open a paper
       </h2>
       <div className="field">
-        <label htmlFor="paper-id">Open a paper by preprint id or DOI</label>
+        <label htmlFor="paper-id">Open a paper by preprint id, DOI or arXiv / doi.org link</label>
         <input
           id="paper-id"
           className="mono"
-          placeholder="2501.00010v1 or a DOI"
+          placeholder="2501.00010v1, 10.1103/… or https://arxiv.org/abs/…"
           value={text}
-          onChange={(e) => setText(e.target.value)}
+          aria-invalid={refused !== null}
+          aria-describedby={refused !== null ? 'paper-id-error' : undefined}
+          onChange={(e) => {
+            setText(e.target.value);
+            setRefused(null);
+          }}
         />
+        {refused !== null && (
+          <p id="paper-id-error" className="field-error" role="alert">
+            This opens no paper: {refused}.
+          </p>
+        )}
       </div>
       <button type="submit" className="button button-primary">
         Open
@@ -103,6 +117,10 @@ export function Component() {
     <section className="page">
       <h1>Papers</h1>
       <Lookup />
+      <section aria-labelledby="list-title">
+        <h2 id="list-title">Stored papers</h2>
+        <StoredPapers />
+      </section>
       <section className="card" aria-labelledby="stats-title">
         <h2 id="stats-title">Assets</h2>
         <PaperStats />
