@@ -17,13 +17,18 @@ export interface CliIO {
    * filtered by `terminalSafeIO`. Never for text that came from elsewhere.
    */
   readonly stderrControl: (sequence: string) => void;
+  /**
+   * The client's own terminal control sequences on stdout (`paper jobs --watch` redrawing its table), unfiltered
+   * like `stderrControl`; absent where stdout is no terminal the client may draw on (the table is then reprinted).
+   */
+  readonly stdoutControl?: (sequence: string) => void;
   /** For binary output (`paper get` to stdout). */
   readonly stdoutStream: Writable;
   readonly stdin: Readable;
   readonly stdinIsTTY: boolean;
   readonly stdoutIsTTY: boolean;
   readonly stderrIsTTY: boolean;
-  /** Width of the terminal on stderr (80 when unknown). */
+  /** Width of the terminal (that of stderr, else of stdout; 80 when unknown). */
   readonly columns: () => number;
 }
 

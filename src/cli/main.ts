@@ -59,16 +59,22 @@ export async function runPks(argv: readonly string[], rawIO: CliIO, options: Run
 }
 
 export async function main(): Promise<void> {
+  // A reader that stops early (`pks paper list | head -1`) ends the run quietly, as the shell's tools do.
+  process.stdout.on('error', (err: NodeJS.ErrnoException) => {
+    if (err.code !== 'EPIPE') throw err;
+    process.exit(process.exitCode ?? EXIT.ok);
+  });
   const io: CliIO = {
     stdout: (t) => void process.stdout.write(t),
     stderr: (t) => void process.stderr.write(t),
     stderrControl: (t) => void process.stderr.write(t),
+    stdoutControl: (t) => void process.stdout.write(t),
     stdoutStream: process.stdout,
     stdin: process.stdin,
     stdinIsTTY: process.stdin.isTTY === true,
     stdoutIsTTY: process.stdout.isTTY === true,
     stderrIsTTY: process.stderr.isTTY === true,
-    columns: () => process.stderr.columns || 80,
+    columns: () => process.stderr.columns || process.stdout.columns || 80,
   };
   const code = await runPks(process.argv.slice(2), io);
   // Let stdout/stderr drain, then end even if a keep-alive socket or a stdin listener is still open.

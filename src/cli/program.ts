@@ -27,7 +27,7 @@ export const GROUPS: readonly Group[] = [
   },
   {
     name: 'paper',
-    summary: 'get a paper as markdown or PDF from the server',
+    summary: 'browse the papers the server holds; get them as markdown or PDF, with their figures',
     load: async () => (await import('./commands/paper/index.js')).registerPaper,
   },
   {

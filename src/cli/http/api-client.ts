@@ -6,7 +6,8 @@
  * refused, and a redirect to another origin is followed without it.
  */
 import { VERSION } from '../../shared/version.js';
-import { TransportError } from '../errors.js';
+import { HttpStatusError, TransportError } from '../errors.js';
+import { jsonObject } from './json-body.js';
 import { send, type RequestBody, type TransportResponse } from './transport.js';
 import type { VersionGate } from './version-gate.js';
 
@@ -33,6 +34,23 @@ export interface ApiCall {
   readonly timeoutMs?: number;
   readonly signal?: AbortSignal;
   readonly onUploadProgress?: (sent: number) => void;
+}
+
+/** A call whose answer is a JSON object (`ApiClient.json`). */
+export interface JsonCall extends Omit<ApiCall, 'kind' | 'json' | 'body'> {
+  /** The statuses whose body is the answer; any other is an `HttpStatusError` (`Request failed: …`, exit 1). */
+  readonly ok: readonly number[];
+  /** Sent as the JSON request body. */
+  readonly body?: unknown;
+  /** Default `read`: CONTRACT §16.2 names the writes. */
+  readonly kind?: ApiCall['kind'];
+}
+
+/** The parsed answer of `ApiClient.json`. */
+export interface JsonAnswer<T> {
+  readonly status: number;
+  readonly body: T;
+  header(name: string): string | undefined;
 }
 
 export const MAX_429_RETRIES = 3;
@@ -155,6 +173,20 @@ export class ApiClient {
       }
       return res;
     }
+  }
+
+  /**
+   * Request → status check → JSON object: an answer with a status outside `call.ok` is an `HttpStatusError`
+   * carrying the server's detail, a body that is not a JSON object an `UnexpectedBodyError` (both exit 1).
+   */
+  async json<T extends object>(method: string, pathOrUrl: string, call: JsonCall): Promise<JsonAnswer<T>> {
+    const { ok, body, kind = 'read', ...rest } = call;
+    const res = await this.request(method, pathOrUrl, { ...rest, kind, ...(body !== undefined ? { json: body } : {}) });
+    const text = await res.text();
+    if (!ok.includes(res.status)) {
+      throw new HttpStatusError(res.status, res.statusText, text, res.header('content-type'));
+    }
+    return { status: res.status, body: jsonObject<T>(res, text), header: (name) => res.header(name) };
   }
 
   /** `GET /api/server/info` (with the token, like every call) to learn the server version before the first write. */

@@ -1,6 +1,6 @@
 /** The client side of the device authorization flow (RFC 8628; CONTRACT §7.8, §16.4 step 3). */
 import type { CliContext } from '../../context.js';
-import { CliExit, EXIT, HttpStatusError } from '../../errors.js';
+import { CliExit, EXIT } from '../../errors.js';
 import { openInBrowser } from '../../browser.js';
 import { jsonObject } from '../../http/json-body.js';
 
@@ -40,15 +40,10 @@ export async function runDeviceFlow(ctx: CliContext, input: DeviceFlowInput): Pr
     timeoutMs: START_TIMEOUT_MS,
     anonymous: true,
   });
-  const started = await api.request('POST', '/api/oauth/device/code', {
-    kind: 'read',
-    json: { name: input.name, expires_in_days: input.expiresDays, scopes: input.scopes },
+  const { body: code } = await api.json<DeviceCode>('POST', '/api/oauth/device/code', {
+    ok: [200],
+    body: { name: input.name, expires_in_days: input.expiresDays, scopes: input.scopes },
   });
-  const startText = await started.text();
-  if (started.status !== 200) {
-    throw new HttpStatusError(started.status, started.statusText, startText, started.header('content-type'));
-  }
-  const code = jsonObject<DeviceCode>(started, startText);
   let interval = Number.isFinite(code.interval) && code.interval > 0 ? code.interval : 5;
   const waitS = Math.min(input.timeoutS, Number.isFinite(code.expires_in) ? code.expires_in : input.timeoutS);
   ctx.io.stderr(

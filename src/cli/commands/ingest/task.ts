@@ -1,7 +1,6 @@
 /** Submitting an ingest request and following its task to a terminal status (CONTRACT §10, §16.3). */
 import type { CliContext } from '../../context.js';
-import { EXIT, HttpStatusError } from '../../errors.js';
-import { jsonObject } from '../../http/json-body.js';
+import { EXIT } from '../../errors.js';
 import { stderrProgress } from '../../progress/line.js';
 import type { IngestRunOptions } from './options.js';
 
@@ -24,12 +23,7 @@ export async function submitAndFollow(
   options: IngestRunOptions,
 ): Promise<number> {
   const api = ctx.api({ timeoutMs: options.requestTimeoutMs });
-  const res = await api.request('POST', path, { kind: 'write', json: body });
-  const text = await res.text();
-  if (res.status !== 202 && res.status !== 200) {
-    throw new HttpStatusError(res.status, res.statusText, text, res.header('content-type'));
-  }
-  const accepted = jsonObject<{ task_id: string }>(res, text);
+  const { body: accepted } = await api.json<{ task_id: string }>('POST', path, { kind: 'write', ok: [200, 202], body });
   if (!options.poll) {
     ctx.io.stdout(`${JSON.stringify(accepted, null, 2)}\n`);
     return EXIT.ok;
@@ -44,13 +38,13 @@ export async function followTask(ctx: CliContext, taskId: string, options: Inges
   const started = Date.now();
   let last: TaskDocument | null = null;
   for (;;) {
-    const res = await api.request('GET', `/api/ingest/${encodeURIComponent(taskId)}`, { kind: 'read' });
-    const text = await res.text();
-    if (res.status !== 200) {
-      progress.end();
-      throw new HttpStatusError(res.status, res.statusText, text, res.header('content-type'));
-    }
-    last = jsonObject<TaskDocument>(res, text);
+    const answer = await api
+      .json<TaskDocument>('GET', `/api/ingest/${encodeURIComponent(taskId)}`, { ok: [200] })
+      .catch((err: unknown) => {
+        progress.end(); // the error is printed below the last progress line, not over it
+        throw err;
+      });
+    last = answer.body;
     progress.eventOnChange(describeTask(taskId, last));
     const status = last.status ?? '';
     if (TERMINAL_OK.has(status) || TERMINAL_FAILED.has(status)) {

@@ -52,7 +52,7 @@ export class DefaultsNotes {
     private readonly requested: string,
   ) {}
 
-  observe(res: TransportResponse): void {
+  observe(res: Pick<TransportResponse, 'header'>): void {
     const resolved = res.header('x-svc-resolved-id');
     const defaults = res.header('x-svc-defaults-applied');
     if (this.quiet || (resolved === undefined && defaults === undefined)) return;
@@ -65,6 +65,10 @@ export class DefaultsNotes {
   }
 }
 
+/**
+ * What the eta line reads of a job snapshot: every field optional, so that a partial snapshot (an older server's)
+ * still renders. The wire type is `JobSnapshot` of src/shared/api/jobs.ts, which this accepts.
+ */
 export interface JobSnapshot {
   preprint_id?: string;
   state?: string;

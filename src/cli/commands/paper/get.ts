@@ -32,43 +32,43 @@ export interface PaperGetInput {
 
 const DEFAULT_INTERVAL_S = 5;
 
-/** `pks paper get markdown|pdf <id_or_doi>` (CONTRACT §16.6). */
-export const registerPaperGet: RegisterCommand = (parent, host) => {
-  parent
-    .command('get')
-    .description('download a paper as markdown or PDF, waiting while the server fetches or converts it')
-    .argument('<kind>', 'markdown or pdf')
-    .argument('<id_or_doi>', 'arXiv id (with or without version), bare old-style number, or DOI')
-    .option('-o, --output <file>', 'write to FILE (default: stdout; - = stdout)')
-    .option('--no-wait', 'do not wait: print the 202 job snapshot and exit 0')
-    .option('--max-wait <seconds>', 'total time to wait for the job', '1800')
-    .option('--quiet-progress', 'no progress on stderr')
-    .option('--quiet-notes', "no 'Note (server applied defaults)' lines")
-    .option('--request-timeout <seconds>', 'idle timeout per request', '120')
-    .action(
-      defineAction(
-        host,
-        ([kind, id], o): PaperGetInput => {
-          if (!(ASSET_KINDS as readonly string[]).includes(kind!)) {
-            throw new UsageError(`unknown kind '${kind}'; use 'markdown' or 'pdf'`);
-          }
-          const output = o['output'] as string | undefined;
-          if (output !== undefined && o['wait'] === false)
-            throw new UsageError('-o/--output and --no-wait exclude each other');
-          return {
-            kind: kind as AssetKind,
-            id: id!,
-            output: output === undefined || output === '-' ? undefined : output,
-            wait: o['wait'] !== false,
-            maxWaitS: parsePositiveNumber('--max-wait', o['maxWait'] as string),
-            quietProgress: o['quietProgress'] === true,
-            quietNotes: o['quietNotes'] === true,
-            timeoutMs: requestTimeoutMs(o['requestTimeout']),
-          };
-        },
-        paperGet,
-      ),
-    );
+/** `pks paper get markdown|pdf <id_or_doi>` (CONTRACT §16.6): one subcommand per kind under `get`. */
+export const registerPaperGet: RegisterCommand = (get, host) => {
+  for (const kind of ASSET_KINDS) {
+    get
+      .command(kind)
+      .description(
+        `download the ${kind === 'pdf' ? 'PDF' : kind} of a paper, waiting while the server ${kind === 'pdf' ? 'fetches' : 'fetches or converts'} it`,
+      )
+      .argument('<id_or_doi>', 'arXiv id (with or without version), bare old-style number, or DOI')
+      .option('-o, --output <file>', 'write to FILE (default: stdout; - = stdout)')
+      .option('--no-wait', 'do not wait: print the 202 job snapshot and exit 0')
+      .option('--max-wait <seconds>', 'total time to wait for the job', '1800')
+      .option('--quiet-progress', 'no progress on stderr')
+      .option('--quiet-notes', "no 'Note (server applied defaults)' lines")
+      .option('--request-timeout <seconds>', 'idle timeout per request', '120')
+      .action(
+        defineAction(
+          host,
+          ([id], o): PaperGetInput => {
+            const output = o['output'] as string | undefined;
+            if (output !== undefined && o['wait'] === false)
+              throw new UsageError('-o/--output and --no-wait exclude each other');
+            return {
+              kind,
+              id: id!,
+              output: output === undefined || output === '-' ? undefined : output,
+              wait: o['wait'] !== false,
+              maxWaitS: parsePositiveNumber('--max-wait', o['maxWait'] as string),
+              quietProgress: o['quietProgress'] === true,
+              quietNotes: o['quietNotes'] === true,
+              timeoutMs: requestTimeoutMs(o['requestTimeout']),
+            };
+          },
+          paperGet,
+        ),
+      );
+  }
 };
 
 export async function paperGet(ctx: CliContext, input: PaperGetInput): Promise<number> {

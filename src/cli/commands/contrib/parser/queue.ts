@@ -1,7 +1,6 @@
 /** One pass over the needs-parser queue with one parser batch (CONTRACT §16.5 "Queue mode"). */
 import path from 'node:path';
-import { HttpStatusError, UnexpectedBodyError, VersionRefusedError } from '../../../errors.js';
-import { jsonObject } from '../../../http/json-body.js';
+import { UnexpectedBodyError, VersionRefusedError } from '../../../errors.js';
 import { IN_FLIGHT_STATES, ParserError, failureKind, type TaskResult } from '../../../parser/mineru.js';
 import type { Claim } from './claims.js';
 import { withNextToken, withTempDir, zipName, type Contributor } from './contributor.js';
@@ -25,14 +24,11 @@ interface NeedsParser {
 
 export async function runQueuePass(c: Contributor, options: { quietEmpty?: boolean } = {}): Promise<PassResult> {
   const { ctx } = c;
-  const res = await c.api.request('GET', '/api/papers/needs-parser', {
-    kind: 'read',
+  const { body: queue } = await c.api.json<NeedsParser>('GET', '/api/papers/needs-parser', {
+    ok: [200],
     query: { limit: String(c.input.batchSize) },
     signal: c.signal,
   });
-  const text = await res.text();
-  if (res.status !== 200) throw new HttpStatusError(res.status, res.statusText, text, res.header('content-type'));
-  const queue = jsonObject<NeedsParser>(res, text);
   if (!Array.isArray(queue.papers)) throw new UnexpectedBodyError('server answered 200 without a papers list');
   if (queue.papers.length === 0) {
     if (!options.quietEmpty)

@@ -1,0 +1,72 @@
+import {
+  FETCH_MAX_ITEMS,
+  type FetchAnswer,
+  type FetchRequest,
+  type FetchResult,
+} from '../../../shared/api/registry.js';
+import { CliExit, EXIT, HttpStatusError, UsageError } from '../../errors.js';
+import { oneLine } from '../../text.js';
+import { defineAction, type RegisterCommand } from '../host.js';
+import { addRegistryOptions, batches, itemsWithFile, printJson, registryOptions } from './registry.js';
+
+/**
+ * `pks paper fetch <id-or-url>… [--file F] [--pdf]`: has the server fetch (and convert) papers (CONTRACT §16.8,
+ * `POST /api/papers/fetch`). More items than one request takes are sent in slices of `FETCH_MAX_ITEMS`; each
+ * slice's lines are printed as its answer arrives. Exit 0 only when at least one item was enqueued.
+ */
+export const registerPaperFetch: RegisterCommand = (parent, host) => {
+  addRegistryOptions(
+    parent
+      .command('fetch')
+      .description('have the server fetch papers from arXiv and convert them to markdown (or fetch the PDF only)')
+      .argument('[items...]', 'arXiv ids, DOIs, arxiv.org abs/pdf URLs or doi.org URLs')
+      .option('--file <file>', 'also the items in FILE, one per line (- = stdin; # starts a comment)')
+      .option('--pdf', 'fetch the PDF only (no conversion to markdown)'),
+  ).action(
+    defineAction(
+      host,
+      (args, o) => {
+        const file = o['file'] as string | undefined;
+        if (args.length === 0 && file === undefined) throw new UsageError('give at least one item or --file');
+        const kind: NonNullable<FetchRequest['kind']> = o['pdf'] === true ? 'pdf' : 'markdown';
+        return { args, file, kind, ...registryOptions(o) };
+      },
+      async (ctx, input) => {
+        const items = await itemsWithFile(ctx, input.args, input.file);
+        if (items.length === 0) throw new UsageError(`no items in ${input.file}`);
+        const api = ctx.api({ timeoutMs: input.timeoutMs });
+        const all: FetchAnswer = { results: [], enqueued: 0 };
+        for (const slice of batches(items, FETCH_MAX_ITEMS)) {
+          const request: FetchRequest = { items: slice, kind: input.kind };
+          const { body } = await api
+            .json<FetchAnswer>('POST', '/api/papers/fetch', { ok: [200], body: request })
+            .catch(explainNotFound);
+          all.results.push(...body.results);
+          all.enqueued += body.enqueued;
+          if (!input.json) ctx.io.stdout(body.results.map((r) => `${resultLine(r)}\n`).join(''));
+        }
+        const enqueued = all.results.filter((r) => r.error === null).length;
+        if (input.json) printJson(ctx.io, all);
+        else ctx.io.stdout(`enqueued ${enqueued}/${items.length}\n`);
+        return enqueued > 0 ? EXIT.ok : EXIT.failure;
+      },
+    ),
+  );
+};
+
+/** `enqueued <input> -> <resolved> (<state>)` or `failed <input>: <error>`. */
+export function resultLine(r: FetchResult): string {
+  if (r.error !== null) return `failed ${r.input}: ${oneLine(r.error)}`;
+  return `enqueued ${r.input} -> ${r.resolved_id ?? '?'} (${r.state ?? 'unknown'})`;
+}
+
+/** The route answers 404 when paper access is off (CONTRACT §18.2): say so rather than `not found`. */
+function explainNotFound(err: unknown): never {
+  if (err instanceof HttpStatusError && err.status === 404) {
+    throw new CliExit(
+      EXIT.failure,
+      `Request failed: HTTP 404 ${err.reason}: this server does not fetch papers (paper access is off)`,
+    );
+  }
+  throw err;
+}
