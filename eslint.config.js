@@ -67,6 +67,52 @@ export default tseslint.config(
     },
   },
   {
+    // The parser-provider library (CONTRACT §12.4: the client, the token ring, the error classes) is shared by the
+    // server's conversions and `pks contrib parser`: shared → parser-api → server/cli, never back.
+    files: ['src/parser-api/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['fastify', '@fastify/*', 'find-my-way'],
+              message: 'only the HTTP layer (app.ts, http/, routes/) imports Fastify',
+            },
+            {
+              group: ['**/server/**', '**/cli/**', '**/wiki/**', '**/quantum/**', '**/web/**'],
+              message: 'src/parser-api/ builds on src/shared/ only; the server and pks import it, not the other way',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
+    files: ['src/shared/**/*.ts'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            {
+              group: ['fastify', '@fastify/*', 'find-my-way'],
+              message: 'only the HTTP layer (app.ts, http/, routes/) imports Fastify',
+            },
+            {
+              group: ['**/http/http-error.js', './http-error.js'],
+              message: "throw a domain error (src/shared/domain-errors.ts); HttpError is the HTTP layer's own",
+            },
+            {
+              group: ['**/parser-api/**', '**/server/**', '**/cli/**', '**/wiki/**', '**/quantum/**', '**/web/**'],
+              message: 'src/shared/ is the bottom layer: it imports nothing else of the project',
+            },
+          ],
+        },
+      ],
+    },
+  },
+  {
     // Only the settings module reads the environment.
     files: ['src/**/*.ts'],
     ignores: ['src/server/config/**', 'src/cli/config/**'],

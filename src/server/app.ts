@@ -25,6 +25,7 @@ import { paperRoutes } from './routes/papers.js';
 import { jobActions } from './routes/papers/registry-jobs.js';
 import { metadataActions } from './routes/papers/registry-metadata.js';
 import { readActions } from './routes/papers/registry-reads.js';
+import { uploadActions } from './routes/papers/registry-uploads.js';
 import { spaRoutes } from './routes/spa.js';
 import { wikiRoutes } from './routes/wiki.js';
 
@@ -148,7 +149,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await app.register(identityRoutes, { ctx });
   const paperAccess = ctx.config.paperAccessEnabled && ctx.access ? accessActions(ctx.access) : [];
   const registry = [...readActions(ctx), ...metadataActions(ctx), ...jobActions(ctx)];
-  await app.register(paperRoutes, { ctx, actions: [...paperAccess, ...registry] });
+  await app.register(paperRoutes, { ctx, actions: [...uploadActions(ctx), ...paperAccess, ...registry] });
   if (ctx.ingest) await app.register(ingestRoutes, { ctx, ingest: ctx.ingest });
   if (ctx.rag) await app.register(ragRoutes, { ctx, search: ctx.rag });
   await app.register(wikiRoutes, { ctx });

@@ -132,7 +132,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       db: identity.db,
       graph,
       limiter,
-      index: papers.catalog.index,
+      index: papers.index,
       signal: background.signal,
     });
     papers.useMetadataFill((versionless) => metadata.service.fill(versionless));

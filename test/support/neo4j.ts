@@ -1,3 +1,4 @@
+import neo4j from 'neo4j-driver';
 import { afterAll, beforeAll } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -155,6 +156,21 @@ export function graphClientFor(server: Pick<Neo4jServer, 'boltUri' | 'username' 
     password: server.password,
     database: null,
   });
+}
+
+/** Runs one statement on the server through a driver of its own (what a test checks the graph with). */
+export async function cypherRows(
+  server: Pick<Neo4jServer, 'boltUri' | 'username' | 'password'>,
+  cypher: string,
+  params: Record<string, unknown> = {},
+): Promise<Record<string, unknown>[]> {
+  const driver = neo4j.driver(server.boltUri, neo4j.auth.basic(server.username, server.password));
+  try {
+    const res = await driver.executeQuery(cypher, params);
+    return res.records.map((r) => r.toObject() as Record<string, unknown>);
+  } finally {
+    await driver.close();
+  }
 }
 
 /** The Neo4j of a test file and a graph client of it. */

@@ -3,18 +3,26 @@
  * the token ring with daily-limit rotation, submit and poll, up to two submissions (the second 10 s after a
  * retryable failure), then the result zip validated and stored by the upload-parser path of `src/server/papers`.
  */
+import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
 import type { VersionedPreprintId } from '../../shared/ids.js';
 import type { ParserConfig } from '../config/types.js';
 import type { PaperService } from '../papers/service.js';
+import { SourceStreamError, type DownloadStager, type StagedFile } from '../papers/staging.js';
 import type { Clock } from './clock.js';
 import { type DurationRing } from './duration-ring.js';
 import { classifyPapersError, JobFailure, storeErrorText } from './failure.js';
 import { rfc3339Local } from '../../shared/local-day.js';
-import { ParserCallError, type ParserClient, type ParserTaskStatus } from './parser-client.js';
-import { classifyParserText } from '../../shared/parser-errors.js';
+import {
+  ParserCallError,
+  RESULT_ZIP_LIMIT,
+  ZipStreamError,
+  type ParserApiClient,
+  type ParserTask,
+} from '../../parser-api/client.js';
+import { classifyParserText } from '../../parser-api/classify.js';
 import type { Slots, SlotTicket } from './slots.js';
-import type { TokenRing } from './token-ring.js';
+import type { TokenRing } from '../../parser-api/token-ring.js';
 
 export const PRESIGN_TTL_SECONDS = 30 * 60;
 const MAX_SUBMISSIONS = 2;
@@ -61,7 +69,7 @@ export interface ConversionResult {
 
 export interface ConverterDeps {
   readonly parser: ParserConfig;
-  readonly client: ParserClient;
+  readonly client: ParserApiClient;
   readonly ring: TokenRing;
   readonly slots: Slots;
   readonly durations: DurationRing;
@@ -117,19 +125,14 @@ export class Converter {
 
   private async convertHoldingSlot(request: ConversionRequest): Promise<ConversionResult> {
     const { deps } = this;
-    let pdf;
+    let presigned;
     try {
-      pdf = await deps.papers.findPdf(request.id);
+      presigned = await deps.papers.presignPdf(request.id, PRESIGN_TTL_SECONDS);
     } catch (err) {
       throw retryable(storeErrorText(err));
     }
-    if (pdf === null) throw fatal(`conversion failed: no PDF stored for ${request.id.id}`);
-    let url: string;
-    try {
-      url = (await deps.papers.store.presignGet(pdf.key, PRESIGN_TTL_SECONDS)) ?? deps.preprintPdfUrl(request.id);
-    } catch (err) {
-      throw retryable(storeErrorText(err));
-    }
+    if (presigned === null) throw fatal(`conversion failed: no PDF stored for ${request.id.id}`);
+    const url = presigned.url ?? deps.preprintPdfUrl(request.id);
     for (let submissions = 1; ; submissions++) {
       const outcome = await this.submission(request, url, submissions);
       if (outcome.ok) return { ...outcome.result, submissions };
@@ -171,17 +174,16 @@ export class Converter {
       let taskId: string;
       try {
         this.counts.submitted++;
-        taskId = await deps.client.submit(
+        taskId = await deps.client.submitTask(
           token,
+          { url, data_id: request.id.stem },
           {
-            url,
             model_version: parser.modelVersion,
             language: parser.language,
             enable_formula: parser.enableFormula,
             enable_table: parser.enableTable,
             is_ocr: parser.isOcr,
             no_cache: request.noCache,
-            data_id: request.id.stem,
           },
           deps.signal,
         );
@@ -242,9 +244,9 @@ export class Converter {
           ),
         };
       }
-      let status: ParserTaskStatus | null = null;
+      let status: ParserTask | null = null;
       try {
-        status = await deps.client.poll(token, taskId, deps.signal);
+        status = await deps.client.getTask(token, taskId, deps.signal);
         errorsInARow = 0;
       } catch (err) {
         if (!(err instanceof ParserCallError)) throw err;
@@ -295,7 +297,7 @@ export class Converter {
     const { papers } = this.deps;
     let staged;
     try {
-      staged = await this.deps.client.downloadZip(zipUrl, papers.stager, this.deps.signal);
+      staged = await this.deps.client.downloadZip(zipUrl, (body) => stageZip(papers, body), this.deps.signal);
     } catch (err) {
       if (err instanceof ParserCallError) return { ok: false, failure: retryable(`conversion failed: ${err.message}`) };
       throw err;
@@ -354,5 +356,15 @@ export class Converter {
     } catch (err) {
       return { ok: false, failure: retryable(`conversion failed: ${storeErrorText(err)}`) };
     }
+  }
+}
+
+/** The result zip staged like an upload; a broken download (not a store failure) is the parser's retryable error. */
+async function stageZip(stager: DownloadStager, body: Readable): Promise<StagedFile> {
+  try {
+    return await stager.stageDownload(body, RESULT_ZIP_LIMIT, 'parser_zip');
+  } catch (err) {
+    if (err instanceof SourceStreamError) throw new ZipStreamError(err.message);
+    throw err;
   }
 }

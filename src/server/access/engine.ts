@@ -11,9 +11,9 @@
  */
 import type { Logger } from 'pino';
 import { isObjectStoreError } from '../../shared/domain-errors.js';
-import { paperKeys, type VersionedPreprintId } from '../../shared/ids.js';
+import type { VersionedPreprintId } from '../../shared/ids.js';
 import type { PaperService } from '../papers/service.js';
-import { storedSha256, writeObject } from '../storage/write.js';
+import { storedSha256 } from '../storage/write.js';
 import type { Clock } from './clock.js';
 import type { Converter, ConvertProgress } from './converter.js';
 import { etaSeconds, queueEstimate, type DurationRing } from './duration-ring.js';
@@ -263,7 +263,10 @@ export class AccessEngine {
       });
       try {
         options.onProgress?.({ phase: 'storing', attempt, bytesReceived: staged.size, bytesTotal: staged.size });
-        const result = await this.storePdf(id, staged, options.overwrite);
+        const result = await deps.papers.storeFetchedPdf(id, staged, {
+          overwrite: options.overwrite,
+          now: () => new Date(deps.clock.now()),
+        });
         options.onProgress?.({ phase: 'complete', attempt, bytesReceived: staged.size, bytesTotal: staged.size });
         counters.preprint_fetch_succeeded++;
         return result;
@@ -278,40 +281,6 @@ export class AccessEngine {
       counters.inflight_preprint_fetches--;
       release();
     }
-  }
-
-  private async storePdf(
-    id: VersionedPreprintId,
-    staged: { path: string; size: number; sha256: string },
-    overwrite: boolean,
-  ): Promise<PdfResult> {
-    const { papers } = this.deps;
-    const key = paperKeys(id).pdf;
-    const outcome = await writeObject(
-      papers.store,
-      key,
-      { path: staged.path, size: staged.size },
-      { sha256: staged.sha256, contentType: 'application/pdf', metadata: { source: 'preprint-fetch' }, overwrite },
-    );
-    if (outcome.status === 'written') {
-      await papers.catalog.recordWrite(id, {
-        has_pdf: true,
-        pdf_size_bytes: staged.size,
-        pdf_sha256: staged.sha256,
-        pdf_etag: outcome.etag,
-        pdf_uploaded_at: new Date(this.deps.clock.now()),
-      });
-      return { key, sha256: staged.sha256, bytes: staged.size, reused: false };
-    }
-    if (outcome.status === 'unchanged') return { key, sha256: staged.sha256, bytes: staged.size, reused: false };
-    // Another writer stored different bytes first: it won, and the paper has a PDF (§11.5).
-    const info = await papers.store.head(key);
-    return {
-      key,
-      sha256: info ? storedSha256(info.metadata) : null,
-      bytes: info?.size ?? staged.size,
-      reused: true,
-    };
   }
 
   /** Converts the stored PDF of `id` outside any shared job (ingest `force_parse` / `no_cache`). */

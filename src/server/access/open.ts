@@ -10,14 +10,15 @@ import { systemClock, type Clock } from './clock.js';
 import { Converter } from './converter.js';
 import { DurationRing } from './duration-ring.js';
 import { AccessEngine, type ConversionAvailability } from './engine.js';
-import { OpenAlexClient } from './openalex-client.js';
-import { ParserClient } from './parser-client.js';
+import { openAlexClientOf } from './openalex-client.js';
+import { ParserApiClient } from '../../parser-api/client.js';
+import { fetchTransport } from '../../parser-api/fetch-transport.js';
 import { PreprintFetcher } from './preprint-fetcher.js';
 import { Resolver } from './resolver.js';
 import { PaperAccess } from './service.js';
 import { Slots } from './slots.js';
 import { TokenBucket } from './token-bucket.js';
-import { TokenRing } from './token-ring.js';
+import { TokenRing } from '../../parser-api/token-ring.js';
 
 export const PREPRINT_BURST = 2;
 const DEFAULT_PARSER_SLOTS = 4;
@@ -60,16 +61,10 @@ export function openPaperAccess(
     mailto: config.scholarly.mailto,
     limiter,
     clock,
-    stager: papers.stager,
+    stager: papers,
     signal,
   });
-  const openalex = config.scholarly.mailto
-    ? new OpenAlexClient({
-        baseUrl: config.scholarly.baseUrl,
-        mailto: config.scholarly.mailto,
-        apiKey: config.scholarly.apiKey,
-      })
-    : null;
+  const openalex = openAlexClientOf(config.scholarly);
   const resolver = new Resolver({ openalex, fetcher, clock });
   const conversion = conversionAvailability(config);
   const parserSlots = new Slots(config.parser?.maxConcurrentJobs ?? DEFAULT_PARSER_SLOTS);
@@ -79,7 +74,7 @@ export function openPaperAccess(
     conversion.enabled && config.parser
       ? new Converter({
           parser: config.parser,
-          client: new ParserClient(config.parser.baseUrl),
+          client: new ParserApiClient(config.parser.baseUrl, fetchTransport),
           ring,
           slots: parserSlots,
           durations,

@@ -58,6 +58,16 @@ export interface OpenAlexClientOptions {
   readonly apiKey: string | null;
 }
 
+/** The OpenAlex client of these settings; `null` without `SVC_SCHOLARLY_MAILTO` (OpenAlex asks callers to name one). */
+export function openAlexClientOf(scholarly: {
+  readonly baseUrl: string;
+  readonly mailto: string | null;
+  readonly apiKey: string | null;
+}): OpenAlexClient | null {
+  const { baseUrl, mailto, apiKey } = scholarly;
+  return mailto ? new OpenAlexClient({ baseUrl, mailto, apiKey }) : null;
+}
+
 export class OpenAlexClient {
   private readonly baseUrl: string;
 

@@ -9,7 +9,7 @@ import { isIP } from 'node:net';
 import { Readable, Transform, type TransformCallback } from 'node:stream';
 import { VERSION } from '../../shared/version.js';
 import type { VersionedPreprintId, PreprintId } from '../../shared/ids.js';
-import { SourceStreamError, type Stager, type StagedFile } from '../papers/staging.js';
+import { SourceStreamError, type DownloadStager, type StagedFile } from '../papers/staging.js';
 import type { Clock } from './clock.js';
 import { parseRetryAfter } from './retry-after.js';
 import type { TokenBucket } from './token-bucket.js';
@@ -52,7 +52,7 @@ export interface PreprintFetcherOptions {
   readonly mailto: string | null;
   readonly limiter: TokenBucket;
   readonly clock: Clock;
-  readonly stager: Stager;
+  readonly stager: DownloadStager;
   /** Per-attempt bound on the wait for response headers and on silence while the body streams. */
   readonly attemptTimeoutMs?: number;
   /** Aborted when the server stops: the attempt or backoff in progress ends at once with the signal's reason. */
@@ -162,7 +162,7 @@ export class PreprintFetcher {
       body.on('error', (err) => counter.destroy(err));
       let staged: StagedFile;
       try {
-        staged = await this.options.stager.stage(body.pipe(counter), PDF_FETCH_LIMIT, 'pdf');
+        staged = await this.options.stager.stageDownload(body.pipe(counter), PDF_FETCH_LIMIT, 'pdf');
       } catch (err) {
         body.destroy();
         if (counter.tooLarge) return { ok: false, fatal: true, failure: tooLarge(attempt) };

@@ -6,7 +6,7 @@ import type { Readable } from 'node:stream';
 import { NotFoundError } from '../../shared/domain-errors.js';
 import { imageKey, legacyPaperKeys, paperKeys, type VersionedPreprintId } from '../../shared/ids.js';
 import { contentTypeFor } from '../storage/keys.js';
-import type { ObjectInfo, ObjectStore } from '../storage/object-store.js';
+import type { ObjectInfo } from '../storage/object-store.js';
 import type { PaperService } from '../papers/service.js';
 import { unsafeNameReason } from '../papers/zip-bundle.js';
 import { imageNameProblem } from '../papers/zip-bundle-names.js';
@@ -22,7 +22,7 @@ import {
   withResolution,
   type Snapshot,
 } from './snapshot.js';
-import type { TokenRing } from './token-ring.js';
+import type { TokenRing } from '../../parser-api/token-ring.js';
 
 /** Stored bytes to send. */
 export interface Content {
@@ -152,10 +152,6 @@ export class PaperAccess {
       tokens_total: ring.size,
       tokens_cooling: ring.cooling(),
     };
-  }
-
-  private get store(): ObjectStore {
-    return this.papers.store;
   }
 
   /** `GET …/<kind>/status`: stored → cached; a job → its snapshot; markdown without conversion → unavailable; else none. */
@@ -294,7 +290,7 @@ export class PaperAccess {
 
   private async get(key: string): Promise<Content | null> {
     // A store failure is already the domain's `UpstreamError('object_store')` (HTTP 500).
-    const got = await this.store.get(key);
+    const got = await this.papers.readObject(key);
     if (got === null) return null;
     return {
       type: 'content',

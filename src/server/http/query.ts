@@ -28,14 +28,16 @@ export function queryString(raw: unknown): string | null {
   return typeof value === 'string' ? value : null;
 }
 
-/** An integer value; `fallback` when absent; 400 `<name> must be an integer` when it does not parse. */
+/**
+ * An integer value; `fallback` when absent; 400 `<name> must be an integer` when it does not parse. Digits beyond
+ * the safe integers saturate (the callers clamp; an answer never echoes `1e+21` or `null` for a page number).
+ */
 export function queryInteger(value: unknown, name: string, fallback: number): number {
   if (value === undefined) return fallback;
-  if (typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value)) return Number(value);
+  if (typeof value === 'string' && /^\s*[+-]?\d+\s*$/.test(value)) {
+    return Math.max(Number.MIN_SAFE_INTEGER, Math.min(Number.MAX_SAFE_INTEGER, Number(value)));
+  }
   throw new InvalidInputError(`${name} must be an integer`);
 }
-
-/** The OpenAPI pattern of `queryInteger`. */
-export const INTEGER_PATTERN = '^\\s*[+-]?\\d+\\s*$';
 /** The OpenAPI pattern of `queryBoolean`. */
 export const BOOLEAN_PATTERN = '^([Tt][Rr][Uu][Ee]|[Ff][Aa][Ll][Ss][Ee]|1|0)$';

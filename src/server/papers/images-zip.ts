@@ -54,7 +54,7 @@ export async function imagesZip(papers: PaperService, id: VersionedPreprintId): 
       mode: MEMBER_MODE,
     };
     zip.addReadStreamLazy(`images/${image.name}`, options, (deliver) => {
-      papers.store.get(image.key).then(
+      papers.readObject(image.key).then(
         (got) => {
           if (got === null) return fail(objectStoreError(`get ${image.key}: removed while the zip was written`));
           current = got.body;

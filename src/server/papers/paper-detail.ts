@@ -10,14 +10,19 @@ import { rfc3339 } from '../../shared/time.js';
 import type { AccessEngine } from '../access/engine.js';
 import type { Job } from '../access/job.js';
 import { jobSnapshot } from '../access/snapshot.js';
-import type { ClaimStore } from './claim-store.js';
+import type { Claim } from './claim-store.js';
 import type { IndexRow } from './index/row.js';
 import type { PaperMetadataService } from './metadata/service.js';
 import type { PaperIndex } from './paper-index.js';
 
+/** The active parser claims by preprint id (`PaperService`). */
+export interface ActiveClaims {
+  activeClaims(now: Date): Promise<Map<string, Claim>>;
+}
+
 export interface PaperDetailDeps {
   readonly index: PaperIndex;
-  readonly claims: ClaimStore;
+  readonly claims: ActiveClaims;
   /** `null` when the server has no metadata service (metadata is then `null`). */
   readonly metadata: PaperMetadataService | null;
   /** The paper-access job engine when paper access is on, else `null` (jobs are then `null`). */
@@ -74,7 +79,7 @@ export async function paperDetail(deps: PaperDetailDeps, target: DetailTarget): 
     throw new NotFoundError(`not hosted: ${target.requested}`);
   }
   let claim: PaperDetail['claim'] = null;
-  for (const c of (await deps.claims.active(new Date())).values()) {
+  for (const c of (await deps.claims.activeClaims(new Date())).values()) {
     if (parsePreprintId(c.preprint_id)?.versionless !== versionless) continue;
     if (claim === null || rfc3339(c.expires_at) > claim.expires_at) {
       claim = { holder: c.requester, expires_at: rfc3339(c.expires_at) };

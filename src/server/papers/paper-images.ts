@@ -39,7 +39,7 @@ export async function storedImages(papers: PaperService, id: VersionedPreprintId
 export async function storedMarkdown(papers: PaperService, id: VersionedPreprintId): Promise<string | null> {
   const keys = [paperKeys(id).markdown, legacyPaperKeys(id)?.markdown].filter((k) => k !== undefined);
   for (const key of keys) {
-    const got = await papers.store.get(key);
+    const got = await papers.readObject(key);
     if (got !== null) return text(got.body);
   }
   return null;

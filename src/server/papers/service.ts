@@ -1,5 +1,7 @@
 /**
- * The paper-asset service: what the papers routes call (uploads, claims, stats, needs-parser).
+ * The paper-asset service: what the papers routes, paper access and ingest call (uploads, fetched PDFs, reads,
+ * claims, stats, needs-parser). It owns the object store, the stager, the catalog and the claims: every PDF write
+ * goes through `write-pdf.ts`, every other write through an operation here.
  */
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
@@ -14,9 +16,9 @@ import {
 import type { Config } from '../config/types.js';
 import { collect, type ListedObject, type ObjectInfo, type ObjectStore } from '../storage/object-store.js';
 import { rfc3339, storedSha256 } from '../storage/write.js';
-import type { Catalog } from './catalog.js';
-import type { ClaimStore } from './claims.js';
-import type { Stager, StagedFile } from './staging.js';
+import type { Catalog, PaperIndex } from './catalog.js';
+import type { Claim, ClaimStore } from './claims.js';
+import type { DownloadStager, Stager, StagedFile, StagedKind } from './staging.js';
 import {
   PDF_UPLOAD_LIMIT,
   uploadPdf,
@@ -25,6 +27,7 @@ import {
   type UploadResult,
 } from './upload-pdf.js';
 import { PARSER_ZIP_LIMIT, uploadParser, type ParserUploadRecord, type UploadParserInput } from './upload-parser.js';
+import { writePdf } from './write-pdf.js';
 
 export interface PaperServiceDeps {
   readonly config: Config;
@@ -35,7 +38,16 @@ export interface PaperServiceDeps {
   readonly claims: ClaimStore;
 }
 
-export type UploadKind = 'pdf' | 'parser_zip';
+export type UploadKind = StagedKind;
+
+/** A PDF paper access fetched and stored (§11.5). */
+export interface FetchedPdf {
+  readonly key: string;
+  readonly sha256: string | null;
+  readonly bytes: number;
+  /** A different PDF was stored first: that one stays and is the paper's PDF. */
+  readonly reused: boolean;
+}
 
 /** A granted lease (CONTRACT §5.2). */
 export interface ClaimRecord {
@@ -84,11 +96,11 @@ export interface NeedsParserPage {
   readonly available: boolean;
 }
 
-export class PaperService {
-  readonly store: ObjectStore;
-  readonly stager: Stager;
-  readonly catalog: Catalog;
-  readonly claims: ClaimStore;
+export class PaperService implements DownloadStager {
+  private readonly store: ObjectStore;
+  private readonly stager: Stager;
+  private readonly catalog: Catalog;
+  private readonly claims: ClaimStore;
   private readonly config: Config;
   private readonly logger: Logger;
   private readonly closers: (() => Promise<void>)[] = [];
@@ -111,9 +123,19 @@ export class PaperService {
     for (const fn of this.closers.splice(0)) await fn();
   }
 
+  /** The metadata index (§4.2), for readers and the metadata cache; asset writes go through this service. */
+  get index(): PaperIndex {
+    return this.catalog.index;
+  }
+
   /** Streams an upload part to the staging directory (413 measured while streaming). */
   stage(kind: UploadKind, source: Readable): Promise<StagedFile> {
     return this.stager.stage(source, kind === 'pdf' ? PDF_UPLOAD_LIMIT : PARSER_ZIP_LIMIT, kind);
+  }
+
+  /** Streams a download (a fetched PDF, a parser result zip) to the staging directory under its own `limit`. */
+  stageDownload(source: Readable, limit: number, kind: StagedKind): Promise<StagedFile> {
+    return this.stager.stage(source, limit, kind);
   }
 
   /** Wires the metadata cache's background fill (§18.1); the composition root does, once both exist. */
@@ -130,6 +152,30 @@ export class PaperService {
     const result = await uploadPdf(this.store, this.catalog, input);
     this.fillMetadata(input.id);
     return result;
+  }
+
+  /**
+   * Stores a PDF paper access fetched (§11.5) through the `upload-pdf` write path, tagged `source: preprint-fetch`;
+   * the caller removes the staged file. A different PDF stored first (without `overwrite`) wins, and is the
+   * paper's PDF: its sha256 and size are answered, `reused`.
+   */
+  async storeFetchedPdf(
+    id: VersionedPreprintId,
+    staged: Pick<StagedFile, 'path' | 'size' | 'sha256'>,
+    options: { readonly overwrite: boolean; readonly now: () => Date },
+  ): Promise<FetchedPdf> {
+    const outcome = await writePdf(this.store, this.catalog, {
+      id,
+      staged,
+      overwrite: options.overwrite,
+      metadata: { source: 'preprint-fetch' },
+      now: options.now,
+    });
+    const { key } = outcome;
+    if (outcome.status !== 'conflict') return { key, sha256: staged.sha256, bytes: staged.size, reused: false };
+    // Another writer stored different bytes first: it won, and the paper has a PDF (§11.5).
+    const info = await this.store.head(key);
+    return { key, sha256: info ? storedSha256(info.metadata) : null, bytes: info?.size ?? staged.size, reused: true };
   }
 
   uploadParser(input: Omit<UploadParserInput, 'pdf'>): Promise<UploadResult<ParserUploadRecord>> {
@@ -154,6 +200,21 @@ export class PaperService {
 
   findPdf(id: VersionedPreprintId): Promise<ObjectInfo | null> {
     return this.headAsset(paperKeys(id).pdf, legacyPaperKeys(id)?.pdf ?? null);
+  }
+
+  /**
+   * A time-limited GET URL of the stored PDF for an outside party (§3.4, §11.6): `null` when no PDF is stored,
+   * `url: null` when the store cannot hand out such URLs.
+   */
+  async presignPdf(id: VersionedPreprintId, ttlSeconds: number): Promise<{ readonly url: string | null } | null> {
+    const pdf = await this.findPdf(id);
+    if (pdf === null) return null;
+    return { url: await this.store.presignGet(pdf.key, ttlSeconds) };
+  }
+
+  /** One stored object's read stream (images, markdown), `null` when absent; store failures are the store's errors. */
+  readObject(key: string): Promise<{ info: ObjectInfo; body: Readable } | null> {
+    return this.store.get(key);
   }
 
   findMarkdown(id: VersionedPreprintId): Promise<ObjectInfo | null> {
@@ -185,6 +246,8 @@ export class PaperService {
       throw new ConflictError(`${id.id} is already claimed`, {
         fields: {
           claim_id: result.existing.claim_id,
+          // The original clients read a claim's id as `lease_id` (CONTRACT §19: every claim body carries it).
+          lease_id: result.existing.claim_id,
           claim_expires_at: rfc3339(result.existing.expires_at),
           claim_requester: result.existing.requester,
         },
@@ -203,6 +266,11 @@ export class PaperService {
       pdf_url: preprintPdfUrl(this.config.preprint.baseUrl, id),
       ...(sha !== null ? { pdf_sha256: sha } : {}),
     };
+  }
+
+  /** The unexpired parser claims by preprint id (§5.1); a claim-store failure is the claim store's 503. */
+  activeClaims(now: Date): Promise<Map<string, Claim>> {
+    return this.claims.active(now);
   }
 
   /** `DELETE parser-claim/{claim_id}` (§5.3). */

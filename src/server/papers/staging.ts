@@ -20,6 +20,14 @@ export interface StagedFile {
   remove(): Promise<void>;
 }
 
+/** What a staged download is: a fetched PDF or a parser result zip (the 413 detail names it). */
+export type StagedKind = 'pdf' | 'parser_zip';
+
+/** Stages a download's body as an upload is staged (`PaperService.stageDownload`): paper access's one way in. */
+export interface DownloadStager {
+  stageDownload(source: Readable, limit: number, kind: StagedKind): Promise<StagedFile>;
+}
+
 /** The source stream failed (malformed or truncated request body, client abort). */
 export class SourceStreamError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {

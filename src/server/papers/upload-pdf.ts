@@ -1,13 +1,14 @@
 /**
- * `upload-pdf` steps 5–7 (CONTRACT §9.3) on a staged file: empty / magic checks, hash check, conditional write,
- * catalog write-through.
+ * `upload-pdf` steps 5–7 (CONTRACT §9.3) on a staged file: empty / magic checks, hash check, then the one PDF write
+ * path (`write-pdf.ts`: conditional write, catalog write-through); a conflict is 409.
  */
 import { ConflictError, InvalidInputError } from '../../shared/domain-errors.js';
-import { paperKeys, type VersionedPreprintId } from '../../shared/ids.js';
+import type { VersionedPreprintId } from '../../shared/ids.js';
 import type { ObjectStore } from '../storage/object-store.js';
-import { metadataValue, writeObject, type WriteOutcome } from '../storage/write.js';
+import { metadataValue } from '../storage/write.js';
 import type { Catalog } from './catalog.js';
 import type { StagedFile } from './staging.js';
+import { writePdf } from './write-pdf.js';
 
 export const PDF_UPLOAD_LIMIT = 104_857_600;
 
@@ -91,36 +92,22 @@ export async function uploadPdf(
   const { id, staged } = input;
   try {
     checkStaged(staged, PDF_RULES, input.expectedSha256);
-    const key = paperKeys(id).pdf;
-    const outcome: WriteOutcome = await writeObject(
-      store,
-      key,
-      { path: staged.path, size: staged.size },
-      {
-        sha256: staged.sha256,
-        contentType: 'application/pdf',
-        overwrite: input.overwrite,
-        metadata: input.uploadedBy !== null ? { 'uploaded-by': metadataValue(input.uploadedBy) } : {},
-      },
-    );
-    if (outcome.status === 'conflict') throw conflictError(key, outcome.existingSha256, staged.sha256);
+    const outcome = await writePdf(store, catalog, {
+      id,
+      staged,
+      overwrite: input.overwrite,
+      metadata: input.uploadedBy !== null ? { 'uploaded-by': metadataValue(input.uploadedBy) } : {},
+      now: () => new Date(),
+    });
+    if (outcome.status === 'conflict') throw conflictError(outcome.key, outcome.existingSha256, staged.sha256);
     const unchanged = outcome.status === 'unchanged';
-    const catalogDeferred = unchanged
-      ? !catalog.index.available
-      : await catalog.recordWrite(id, {
-          has_pdf: true,
-          pdf_size_bytes: staged.size,
-          pdf_sha256: staged.sha256,
-          pdf_etag: outcome.etag,
-          pdf_uploaded_at: new Date(),
-        });
     return {
       created: !unchanged,
-      catalogDeferred,
+      catalogDeferred: outcome.catalogDeferred,
       record: {
         preprint_id: id.id,
         key: id.stem,
-        pdf_path: key,
+        pdf_path: outcome.key,
         pdf_bytes: staged.size,
         pdf_sha256: staged.sha256,
         pdf_unchanged: unchanged,

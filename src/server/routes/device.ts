@@ -1,12 +1,13 @@
 import { Type } from '@sinclair/typebox';
-import { MAX_EXPIRY_DAYS, SCOPE_NAMES } from '../../shared/scopes.js';
+import { DeviceCode, DeviceToken, ScopeName } from '../../shared/api/device.js';
+import { MAX_EXPIRY_DAYS } from '../../shared/scopes.js';
 import { USER_CODE_ALPHABET } from '../auth/device.js';
 import { validatePatSpec } from '../auth/pat-spec.js';
 import { publicBase } from '../http/client.js';
 import type { RoutePlugin } from '../http/context.js';
 import { PUBLIC, SESSION } from './guard.js';
 import { PatSpecBody, PatSpecDocument, sessionUser } from './pat.js';
-import { ErrorBody, Timestamp } from './schemas.js';
+import { ErrorBody } from './schemas.js';
 
 const DEVICE_CODE_BODY_LIMIT = 16 * 1024;
 const GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -19,29 +20,6 @@ const PollError = Type.Object(
   },
   { description: 'not (yet) a token: `{error}` (RFC 8628 §3.5)' },
 );
-
-const DeviceCodeResponse = Type.Object({
-  device_code: Type.String(),
-  user_code: Type.String(),
-  verification_uri: Type.String(),
-  verification_uri_complete: Type.String(),
-  expires_in: Type.Integer(),
-  interval: Type.Integer(),
-});
-
-const ScopeName = Type.String({ enum: [...SCOPE_NAMES] });
-
-const TokenResponse = Type.Object({
-  access_token: Type.String(),
-  token_type: Type.Literal('Bearer'),
-  expires_in: Type.Integer(),
-  pat_id: Type.String(),
-  name: Type.String(),
-  prefix: Type.String(),
-  plaintext: Type.String(),
-  scopes: Type.Array(ScopeName),
-  expires_at: Timestamp(),
-});
 
 /**
  * The token request (RFC 8628 §3.4): `device_code` and `grant_type`, plus the client authentication fields every
@@ -140,7 +118,7 @@ export const deviceRoutes: RoutePlugin = async (app, { ctx }) => {
         summary: 'Start a device authorization (the PAT spec to mint)',
         tags: ['device'],
         body: PatSpecBody,
-        response: { 200: DeviceCodeResponse },
+        response: { 200: DeviceCode },
       },
     },
     async (request) =>
@@ -156,7 +134,7 @@ export const deviceRoutes: RoutePlugin = async (app, { ctx }) => {
         tags: ['device'],
         consumes: ['application/json', 'application/x-www-form-urlencoded'],
         body: TokenRequest,
-        response: { 200: TokenResponse, 400: Type.Union([PollError, ErrorBody]) },
+        response: { 200: DeviceToken, 400: Type.Union([PollError, ErrorBody]) },
       },
     },
     async (request, reply) => {

@@ -11,16 +11,15 @@ import { queryInteger } from '../http/query.js';
 import { MAX_LIST, STAGE_CATALOGUE, type IngestService } from '../ingest/service.js';
 import { scope } from './guard.js';
 import { headerUser } from './papers-http.js';
-import { ErrorBody, Nullable, OpenObject, Timestamp } from './schemas.js';
-
-const StageName = Type.Union([Type.Literal('fetch'), Type.Literal('parse')]);
+import { IngestAccepted, IngestStageName, IngestTask } from '../../shared/api/ingest.js';
+import { ErrorBody, OpenObject } from './schemas.js';
 
 const optionFields = {
   parser: Type.Optional(
     Type.String({ description: "only 'pdfparser' (the default); 'mineru' is accepted for it (deprecated, §19)" }),
   ),
-  stop_after: Type.Optional(StageName),
-  stages: Type.Optional(Type.Array(StageName, { description: 'explicit stages; wins over stop_after' })),
+  stop_after: Type.Optional(IngestStageName),
+  stages: Type.Optional(Type.Array(IngestStageName, { description: 'explicit stages; wins over stop_after' })),
   force_fetch: Type.Optional(Type.Boolean({ description: 're-download and overwrite even if a PDF is stored' })),
   force_parse: Type.Optional(Type.Boolean({ description: 're-convert and overwrite even if markdown is stored' })),
   no_cache: Type.Optional(Type.Boolean({ description: "bypass the parser provider's cache" })),
@@ -70,52 +69,11 @@ function submitInput(body: SubmitInput): { id: string; options: ContinueInput } 
 const ContinueBody = Type.Object(optionFields, { additionalProperties: false });
 type ContinueInput = Static<typeof ContinueBody>;
 
-const Accepted = Type.Object({
-  task_id: Type.String({ pattern: '^[0-9a-f]{8}$' }),
-  status: Type.Literal('queued'),
-  message: Type.String(),
-  status_url: Type.String(),
-});
-
-const Step = OpenObject({
-  status: Type.String({ enum: ['pending', 'running', 'succeeded', 'failed', 'skipped'] }),
-  message: Type.String(),
-  attempts: Type.Integer(),
-  started_at: Nullable(Timestamp()),
-  finished_at: Nullable(Timestamp()),
-  error: Nullable(Type.String()),
-  progress: Nullable(OpenObject({}, 'phase and its fields (CONTRACT §10.3)')),
-  result: Nullable(OpenObject({})),
-  retry_after_iso: Type.Optional(Timestamp('daily limit: when a parser token recovers')),
-});
-
-const Task = Type.Object({
-  task_id: Type.String(),
-  preprint_id: Type.String(),
-  requested_id: Type.Optional(Type.String()),
-  defaults_applied: Type.Optional(Type.Array(Type.String())),
-  status: Type.String({ enum: ['queued', 'running', 'succeeded', 'partial', 'failed', 'cancelled'] }),
-  message: Type.String(),
-  requester: Type.String(),
-  options: Type.Object({
-    parser: Type.String(),
-    stages: Type.Array(StageName),
-    stop_after: Nullable(StageName),
-    force_fetch: Type.Boolean(),
-    force_parse: Type.Boolean(),
-    no_cache: Type.Boolean(),
-    source_task_id: Nullable(Type.String()),
-  }),
-  steps: Type.Object({ fetch: Step, parse: Step }),
-  submitted_at: Timestamp(),
-  started_at: Nullable(Timestamp()),
-  finished_at: Nullable(Timestamp()),
-  updated_at: Timestamp(),
-});
-
 const Catalogue = Type.Object({
-  order: Type.Array(StageName),
-  stages: Type.Array(Type.Object({ name: StageName, description: Type.String(), can_stop_after: Type.Boolean() })),
+  order: Type.Array(IngestStageName),
+  stages: Type.Array(
+    Type.Object({ name: IngestStageName, description: Type.String(), can_stop_after: Type.Boolean() }),
+  ),
   parsers: Type.Array(Type.String()),
   default_parser: Type.String(),
   controls: OpenObject({}),
@@ -155,7 +113,7 @@ export const ingestRoutes: RoutePlugin<{ ingest: IngestService }> = async (app, 
         tags,
         body: SubmitBody,
         response: {
-          202: { ...Accepted, description: 'queued; poll status_url (also in Location)' },
+          202: { ...IngestAccepted, description: 'queued; poll status_url (also in Location)' },
           400: { ...ErrorBody, description: 'invalid or missing preprint_id, parser or stages' },
         },
       },
@@ -176,7 +134,7 @@ export const ingestRoutes: RoutePlugin<{ ingest: IngestService }> = async (app, 
         tags,
         params: TaskParams,
         response: {
-          202: { ...Accepted, description: 'the continuation is queued' },
+          202: { ...IngestAccepted, description: 'the continuation is queued' },
           400: { ...ErrorBody, description: 'invalid body, or no stages remaining' },
           404: notFound,
           409: { ...ErrorBody, description: 'the source task is still queued or running' },
@@ -222,7 +180,7 @@ export const ingestRoutes: RoutePlugin<{ ingest: IngestService }> = async (app, 
           summary: 'An ingest task: status, steps, progress and results',
           tags,
           params: TaskParams,
-          response: { 200: Task, 404: notFound },
+          response: { 200: IngestTask, 404: notFound },
         },
       },
       async (request) => ingest.get(request.params.task_id),
@@ -244,7 +202,7 @@ export const ingestRoutes: RoutePlugin<{ ingest: IngestService }> = async (app, 
         summary: 'Ingest tasks, newest first',
         tags,
         querystring: Type.Object({ limit: Type.Optional(Type.String()) }),
-        response: { 200: Type.Object({ total: Type.Integer(), tasks: Type.Array(Task) }) },
+        response: { 200: Type.Object({ total: Type.Integer(), tasks: Type.Array(IngestTask) }) },
       },
     },
     async (request) => {

@@ -3,7 +3,7 @@
  * of the registry's job lists (§18.2). TypeBox only: the browser imports this too.
  */
 import { Type, type Static } from '@sinclair/typebox';
-import { OpenObject, Timestamp } from './common.js';
+import { Nullable, OpenObject, Timestamp } from './common.js';
 
 export const JobQueue = Type.Object({
   position: Type.Optional(Type.Integer()),
@@ -31,8 +31,27 @@ export const JobSnapshot = OpenObject(
     markdown_url: Type.Optional(Type.String()),
     pdf_url: Type.Optional(Type.String()),
     operation: Type.Optional(Type.Object({ status_url: Type.String(), next_poll_after_iso: Timestamp() })),
-    fetch: Type.Optional(OpenObject({ bytes_received: Type.Integer(), attempts: Type.Integer() })),
-    convert: Type.Optional(OpenObject({ stage: Type.String(), polled_count: Type.Integer() })),
+    fetch: Type.Optional(
+      OpenObject({
+        started_at: Timestamp(),
+        completed_at: Nullable(Timestamp()),
+        bytes_received: Type.Integer(),
+        bytes_total: Nullable(Type.Integer({ description: 'from Content-Length' })),
+        sha256: Nullable(Type.String()),
+        attempts: Type.Integer(),
+      }),
+    ),
+    convert: Type.Optional(
+      OpenObject({
+        started_at: Timestamp(),
+        parser_task_id: Nullable(Type.String()),
+        stage: Type.String(),
+        polled_count: Type.Integer(),
+        completed_at: Nullable(Timestamp()),
+        extracted_pages: Nullable(Type.Integer()),
+        total_pages: Nullable(Type.Integer()),
+      }),
+    ),
     queue: Type.Optional(JobQueue),
     requested_id: Type.Optional(Type.String()),
     resolved_id: Type.Optional(Type.String()),

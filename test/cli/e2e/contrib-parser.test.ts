@@ -350,6 +350,28 @@ describe('contrib parser (queue mode)', () => {
     expect(await claimOf(c)).toMatchObject({ claimed: false });
   }, 30_000);
 
+  it('the vetting of single mode: a sha256 mismatch fails that paper (released); the others form the batch', async () => {
+    const [good, bad] = [await paper(), await paper()];
+    arxiv.papers.set(bad.replace(/v1$/, ''), { latestVersion: 1, pdfs: new Map([[1, fakePdf('something else')]]) });
+    config();
+    await login();
+    const run = spawnPks(h, ['contrib', 'parser']);
+    const job = await batchFor([good]);
+    expect(job.entries.map((e) => e.data_id)).toEqual([good]);
+    entry(job, good).zip = resultZip('Good');
+    entry(job, good).state = 'done';
+    const result = await run.done;
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
+      new RegExp(
+        `PDF sha256 mismatch: ${arxiv.baseUrl}/pdf/${bad} served [0-9a-f]{64} but the server holds [0-9a-f]{64}\n`,
+      ),
+    );
+    expect(result.stderr).toContain(`${good}: uploaded\n`);
+    expect(await claimOf(bad)).toMatchObject({ claimed: false });
+    expect(await claimOf(good)).toBeUndefined();
+  }, 30_000);
+
   it('a daily-limit failure in the batch: every held claim released, exit 75', async () => {
     const [a, b] = [await paper(), await paper()];
     config();

@@ -3,7 +3,7 @@
  * real upload routes: list, show, the batch status, figures and the images zip. Formats and options in detail are
  * in registry.test.ts against the stand-in; this checks that client and server agree on the wire.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, rmSync } from 'node:fs';
 import path from 'node:path';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestServer, type TestServer } from '../../support/server.js';
@@ -157,6 +157,14 @@ describe('against a real pksd (paper access off)', () => {
     expect(run).toMatchObject({
       code: 0,
       stdout: '',
+      stderr: `Wrote ${served.length} bytes to quant-ph_9508027v1-images.zip\n`,
+    });
+    expect(readFileSync(path.join(h.cwd, 'quant-ph_9508027v1-images.zip')).equals(served)).toBe(true);
+    // A versionless id with paper access off (no X-Svc-Resolved-Id): the name is the stored version's, as the
+    // server's Content-Disposition gives it.
+    rmSync(path.join(h.cwd, 'quant-ph_9508027v1-images.zip'));
+    expect(await pks(h, ['paper', 'get', 'images', 'quant-ph/9508027'])).toMatchObject({
+      code: 0,
       stderr: `Wrote ${served.length} bytes to quant-ph_9508027v1-images.zip\n`,
     });
     expect(readFileSync(path.join(h.cwd, 'quant-ph_9508027v1-images.zip')).equals(served)).toBe(true);

@@ -112,7 +112,15 @@ const OLD: StandInPaper = {
         phase: 'converting_md',
         pdf_ready: true,
         md_ready: false,
-        convert: { stage: 'running', polled_count: 7 },
+        convert: {
+          started_at: '2026-05-01T12:00:00Z',
+          parser_task_id: 'task-7',
+          stage: 'running',
+          polled_count: 7,
+          completed_at: null,
+          extracted_pages: null,
+          total_pages: null,
+        },
       },
       pdf: null,
     },
@@ -688,9 +696,23 @@ const job = (extra: Partial<RegistryJob> & Pick<RegistryJob, 'preprint_id' | 'st
   ...extra,
 });
 
-// Fields of §11.2 the snapshot schema leaves open (it passes them through without naming them).
-const FETCHING = { bytes_received: 1048576, bytes_total: 2097152, attempts: 1 };
-const CONVERTING = { stage: 'running', polled_count: 3, extracted_pages: 3, total_pages: 12 };
+const FETCHING = {
+  started_at: '2026-05-01T12:00:00Z',
+  completed_at: null,
+  bytes_received: 1048576,
+  bytes_total: 2097152,
+  sha256: null,
+  attempts: 1,
+};
+const CONVERTING = {
+  started_at: '2026-05-01T12:00:00Z',
+  parser_task_id: 'task-3',
+  stage: 'running',
+  polled_count: 3,
+  completed_at: null,
+  extracted_pages: 3,
+  total_pages: 12,
+};
 const BUSY: RegistryJobs = {
   queued: 1,
   running: 2,

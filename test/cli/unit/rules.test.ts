@@ -10,8 +10,9 @@ import { defaultSubdir } from '../../../src/cli/commands/wiki/create.js';
 import { shortSnippet } from '../../../src/cli/commands/wiki/search.js';
 import { retryAfterSeconds } from '../../../src/cli/http/api-client.js';
 import { isNewerServer, majorMinor } from '../../../src/cli/http/version-gate.js';
-import { classifyParserError, classifyParserText } from '../../../src/shared/parser-errors.js';
-import { KeyRing, nextLocal0001 } from '../../../src/cli/parser/key-ring.js';
+import { classifyParserError, classifyParserText } from '../../../src/parser-api/classify.js';
+import { TokenRing } from '../../../src/parser-api/token-ring.js';
+import { nextLocalDayAt0001 } from '../../../src/shared/local-day.js';
 
 describe('§16.1 files', () => {
   it.each([
@@ -152,33 +153,62 @@ describe('§16.5 contributor rules', () => {
 
   it('key ring: round-robin; a cooled token waits until 00:01 local of the next day', () => {
     let now = new Date(2026, 4, 1, 15, 0, 0);
-    const ring = new KeyRing(['a', 'b'], () => now);
-    expect([ring.take(), ring.take(), ring.take()]).toEqual(['a', 'b', 'a']);
-    ring.cool('b');
-    expect([ring.take(), ring.take()]).toEqual(['a', 'a']);
-    ring.cool('a');
-    expect(ring.take()).toBeNull();
+    const ring = new TokenRing(['a', 'b'], { now: () => now.getTime() });
+    expect([ring.next(), ring.next(), ring.next()]).toEqual(['a', 'b', 'a']);
+    ring.coolDown('b');
+    expect([ring.next(), ring.next()]).toEqual(['a', 'a']);
+    ring.coolDown('a');
+    expect(ring.next()).toBeNull();
     now = new Date(2026, 4, 2, 0, 0, 59);
-    expect(ring.take()).toBeNull();
+    expect(ring.next()).toBeNull();
     now = new Date(2026, 4, 2, 0, 1, 0);
-    expect(ring.take()).not.toBeNull();
-    expect(nextLocal0001(new Date(2026, 11, 31, 23, 59))).toEqual(new Date(2027, 0, 1, 0, 1));
+    expect(ring.next()).not.toBeNull();
+    expect(nextLocalDayAt0001(new Date(2026, 11, 31, 23, 59).getTime())).toBe(new Date(2027, 0, 1, 0, 1).getTime());
   });
 });
 
 describe('§16.6 paper access', () => {
+  const fetchPart = (bytes_received: number, bytes_total: number | null) => ({
+    started_at: '2026-05-01T12:00:00Z',
+    completed_at: null,
+    bytes_received,
+    bytes_total,
+    sha256: null,
+    attempts: 1,
+  });
+
   it('the eta line of the contract example; empty and zero parts left out', () => {
     expect(
       etaLine({
+        preprint_id: '2501.00010v1',
         state: 'queued',
         phase: 'converting_md',
-        fetch: { bytes_received: 100, bytes_total: 500 },
-        convert: { stage: 'submitting', polled_count: 0 },
-        queue: { position: 3, ahead_of_me: 2, running_count: 4, max_concurrent: 4, eta_seconds: 240 },
+        pdf_ready: true,
+        md_ready: false,
+        fetch: fetchPart(100, 500),
+        convert: {
+          started_at: '2026-05-01T12:00:05Z',
+          parser_task_id: null,
+          stage: 'submitting',
+          polled_count: 0,
+          completed_at: null,
+          extracted_pages: null,
+          total_pages: null,
+        },
+        queue: {
+          position: 3,
+          ahead_of_me: 2,
+          running_count: 4,
+          max_concurrent: 4,
+          eta_seconds: 240,
+          avg_duration_seconds: 60,
+          eta_basis: 'observed_avg_of_4_jobs',
+        },
       }),
     ).toBe('queued converting_md fetch=100/500B convert.submitting queue=#3(2ahead,4/4slot) eta=240s');
-    expect(etaLine({ state: 'none', phase: '', fetch: { bytes_received: 0 } })).toBe('none');
-    expect(etaLine({ state: 'running', phase: 'fetching_pdf', fetch: { bytes_received: 7, bytes_total: null } })).toBe(
+    const base = { preprint_id: '2501.00010v1', pdf_ready: false, md_ready: false };
+    expect(etaLine({ ...base, state: 'none', phase: '', fetch: fetchPart(0, null) })).toBe('none');
+    expect(etaLine({ ...base, state: 'running', phase: 'fetching_pdf', fetch: fetchPart(7, null) })).toBe(
       'running fetching_pdf fetch=7B',
     );
   });

@@ -32,7 +32,7 @@ async function failedConversion(id: string, script: Parameters<typeof d.mineru.s
 }
 
 async function nothingStored(id: string): Promise<void> {
-  const store = s.papers.store;
+  const store = s.store;
   const [yymm, stem] = [id.slice(0, 4), id];
   expect(await store.head(`markdown/${yymm}/${stem}.md`)).toBeNull();
   expect(await collect(store.list(`images/${yymm}/${stem}/`))).toEqual([]);
@@ -160,7 +160,7 @@ describe('arXiv faults', () => {
     d.arxiv.answerNext('pdf', { status: 200, headers: { 'content-type': 'text/html' }, body: '<!DOCTYPE html>' });
     await s.get('/api/papers/2506.00009v1/pdf');
     await pollJson(s.get, '/api/papers/2506.00009v1/pdf/status', (b) => b.state === 'failed');
-    expect(await s.papers.store.head('pdf/2506/2506.00009v1.pdf')).toBeNull();
+    expect(await s.store.head('pdf/2506/2506.00009v1.pdf')).toBeNull();
     expect(await readdir(path.join(s.config.dataDir, 'tmp'))).toEqual([]);
   });
 });

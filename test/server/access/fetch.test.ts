@@ -192,7 +192,8 @@ describe('bodies outside the contract', () => {
   const fifty = Array.from({ length: 50 }, () => 'not-an-id');
   const cases: [string, unknown, number, Record<string, unknown>][] = [
     ['0 items', { items: [] }, 400, { detail: 'items: at least one item required' }],
-    ['51 items', { items: [...fifty, 'x'] }, 400, { detail: 'too many items: 51 (max 50)', max: 50 }],
+    ['51 items', { items: [...fifty, 'x'] }, 400, { detail: 'too many items: 51 (max 50)' }],
+    ['an unknown field', { items: ['2506.00001v1'], knd: 'pdf' }, 400, { detail: "unknown field 'knd'" }],
     ['no items', { kind: 'pdf' }, 400, { detail: 'items: required (a list of 1..50 strings)' }],
     ['items not a list', { items: '2506.00001v1' }, 400, { detail: 'items: must be a list of 1..50 strings' }],
     ['an item not a string', { items: ['2506.00001v1', 7] }, 400, { detail: 'items[1]: must be a string' }],

@@ -17,7 +17,7 @@ import { startAccessServer, type AccessServer } from './support/server.js';
 let d: Doubles;
 let h: AccessHarness;
 const put = (key: string, bytes: Buffer, contentType: string) =>
-  h.papers.store.put(key, bytes, { contentType, metadata: { sha256: 'x' } });
+  h.store.put(key, bytes, { contentType, metadata: { sha256: 'x' } });
 
 beforeAll(async () => {
   d = await startDoubles();
@@ -69,7 +69,7 @@ describe('GET /api/papers/{id}/images/{name}', () => {
   let s: AccessServer;
   beforeAll(async () => {
     s = await startAccessServer(accessEnv(d));
-    await s.papers.store.put('images/2501/2501.00010v1/fig1.png', PNG, {
+    await s.store.put('images/2501/2501.00010v1/fig1.png', PNG, {
       contentType: 'image/png',
       metadata: { sha256: 'x' },
     });
@@ -94,7 +94,7 @@ describe('GET /api/papers/{id}/images/{name}', () => {
   });
 
   it('the store files beside and above the images are 404 image not found', async () => {
-    await s.papers.store.put('markdown/2501/2501.00010v1.md', Buffer.from('# secret\n'), {
+    await s.store.put('markdown/2501/2501.00010v1.md', Buffer.from('# secret\n'), {
       contentType: 'text/markdown; charset=utf-8',
       metadata: { sha256: 'x' },
     });

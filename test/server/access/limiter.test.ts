@@ -48,12 +48,13 @@ async function run(scenario: Scenario): Promise<{ times: number[]; requests: num
   const arxiv: ArxivDouble = await startArxivDouble({ now: () => clock.now() });
   try {
     const limiter = new TokenBucket(scenario.rps, 2, clock);
+    const stager = new Stager(path.join(dir, 'tmp'));
     const fetcher = new PreprintFetcher({
       baseUrl: arxiv.baseUrl,
       mailto: 'team@example.org',
       limiter,
       clock,
-      stager: new Stager(path.join(dir, 'tmp')),
+      stager: { stageDownload: (source, limit, kind) => stager.stage(source, limit, kind) },
     });
     const ids = Array.from({ length: scenario.downloads }, (_, i) => `2501.${String(i + 1).padStart(5, '0')}`);
     for (const id of ids) arxiv.papers.set(id, { latestVersion: 1, pdfs: new Map([[1, fakePdf(id)]]) });

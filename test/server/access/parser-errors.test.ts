@@ -1,6 +1,6 @@
 /** CONTRACT §12.4 error classification, row for row (first matching rule wins; codes as numbers or strings). */
 import { describe, expect, it } from 'vitest';
-import { classifyParserError, classifyParserText } from '../../../src/shared/parser-errors.js';
+import { classifyParserError, classifyParserText } from '../../../src/parser-api/classify.js';
 
 type Row = [rule: string, facts: Parameters<typeof classifyParserError>[0], expected: string];
 

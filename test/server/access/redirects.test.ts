@@ -92,7 +92,7 @@ describe('a refused redirect fails the fetch for good and stores nothing', () =>
     } finally {
       d.arxiv.redirectPdfsTo = null;
     }
-    expect(await s.papers.store.head(`pdf/${versionless.slice(0, 4)}/${id}.pdf`)).toBeNull();
+    expect(await s.store.head(`pdf/${versionless.slice(0, 4)}/${id}.pdf`)).toBeNull();
     expect(await readdir(path.join(s.config.dataDir, 'tmp'))).toEqual([]);
     expect(other.requests).toEqual([]);
     expect(d.arxiv.requestsTo('pdf').some((r) => r.url.startsWith('/pdf-mirror/'))).toBe(false);

@@ -67,6 +67,7 @@ describe('parser claims over HTTP (file claim store, local objects)', () => {
     expect(await json(again)).toEqual({
       detail: '2501.00101v2 is already claimed',
       claim_id: body['claim_id'],
+      lease_id: body['claim_id'],
       claim_expires_at: body['expires_at'],
       claim_requester: 'alice',
     });

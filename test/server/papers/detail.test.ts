@@ -54,7 +54,7 @@ describe('paper access off: stored ids only', () => {
     });
     expect(claim.status).toBe(201);
     const claimed = (await claim.json()) as { requester: string; expires_at: string };
-    const index = b.server.server.papers.catalog.index;
+    const index = b.server.server.papers.index;
     const updated = (id: string) => rfc3339(index.get(id)!.updated_at);
     const expected: PaperDetail = {
       preprint_id: '2501.00010',
@@ -94,7 +94,7 @@ describe('paper access off: stored ids only', () => {
 
   it('a DOI resolves through the index row that carries it; an old-style id in any spelling', async () => {
     expect((await uploadPdf(b.server, '2501.00020v1', pdfBytes('doi'))).status).toBe(201);
-    b.server.server.papers.catalog.index.update(parseVersionedId('2501.00020v1')!, { doi: '10.5555/abc.def' });
+    b.server.server.papers.index.update(parseVersionedId('2501.00020v1')!, { doi: '10.5555/abc.def' });
     for (const doi of ['10.5555/ABC.DEF', 'doi:10.5555/abc.def', 'https://doi.org/10.5555/abc.def']) {
       const res = await get(b.server, `/api/papers/${encodeURIComponent(doi)}`);
       expect(res.status).toBe(200);

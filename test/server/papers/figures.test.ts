@@ -42,7 +42,7 @@ describe.each(['local', 's3'] as const)('figures (%s backend, paper access off)'
     await storePaper(target(), '2505.00001v2', 'No figures in v2.\n', { 'only.png': 'o' });
     await storePaper(target(), '2505.00002v1', null);
     await storePaper(target(), 'quant-ph/9508027v1', '![](images/q.png)\nFIG. 3. Old style.\n', { 'q.png': 'q' });
-    b.server.server.papers.catalog.index.update(parseVersionedId('2505.00001v1')!, { doi: '10.5555/figures.v1' });
+    b.server.server.papers.index.update(parseVersionedId('2505.00001v1')!, { doi: '10.5555/figures.v1' });
   });
   afterAll(async () => {
     await b?.close();

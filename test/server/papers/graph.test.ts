@@ -1,10 +1,9 @@
 /**
  * Graph write-through from uploads (CONTRACT §6.5) and graph-backed claims over HTTP (§5.1), on a real Neo4j.
  */
-import neo4j from 'neo4j-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pksd } from '../../support/cli.js';
-import { startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
+import { cypherRows, startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
 import { AUTH, multipart, pdfBytes, sha, startBackend, uploadPdf, type Backend } from './helpers.js';
 import { makeZip } from './zip.js';
 
@@ -32,15 +31,7 @@ afterAll(async () => {
   await neo?.stop();
 });
 
-async function query(cypher: string, params: Record<string, unknown> = {}) {
-  const driver = neo4j.driver(neo.boltUri, neo4j.auth.basic(neo.username, neo.password));
-  try {
-    const res = await driver.executeQuery(cypher, params);
-    return res.records.map((r) => r.toObject());
-  } finally {
-    await driver.close();
-  }
-}
+const query = (cypher: string, params: Record<string, unknown> = {}) => cypherRows(neo, cypher, params);
 
 async function uploadZip(id: string, zip: Buffer) {
   const { body, contentType } = multipart([{ name: 'parser_zip', filename: 'r.zip', content: zip }]);

@@ -168,6 +168,21 @@ describe('IndexTable', () => {
     expect(table.row(table.indexOf('2501.00099v1')!)).toEqual(rows[99]);
   });
 
+  it('versionsOf orders versions by number and does not depend on the largest version stored (issue 21 review)', () => {
+    const table = new IndexTable(16);
+    const huge = '2501.00001v100000000000000000000';
+    for (const id of [huge, '2501.00001v10', '2501.00001v9', '2501.00001v1', '2501.00002v3'])
+      table.upsert({ ...row(1), preprint_id: id, key: id });
+    expect(table.versionsOf('2501.00001').map((i) => table.ids[i])).toEqual([
+      '2501.00001v1',
+      '2501.00001v9',
+      '2501.00001v10',
+      huge,
+    ]);
+    expect(table.versionsOf('2501.00002').map((i) => table.ids[i])).toEqual(['2501.00002v3']);
+    expect(table.versionsOf('2501.0000')).toEqual([]);
+  });
+
   it('a PaperIndex keeps the needs-parser order over row numbers', async () => {
     const index = new PaperIndex(pino({ level: 'silent' }), null);
     await index.load();

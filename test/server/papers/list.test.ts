@@ -41,7 +41,7 @@ const byId = (id: string) => item(ROWS.find((r) => r[0] === id)!);
 let b: Backend;
 beforeAll(async () => {
   b = await startBackend('local', null);
-  const index = b.server.server.papers.catalog.index;
+  const index = b.server.server.papers.index;
   for (const [id, title, hasPdf, hasMd, images, minute] of ROWS) {
     index.update(parseVersionedId(id)!, {
       title,
@@ -142,6 +142,7 @@ describe('GET /api/papers', () => {
     ['?per_page=100', 1, 100],
     ['?per_page=1&page=2', 2, 1],
     ['?page=%2B2&per_page=%201', 2, 1],
+    [`?page=${'9'.repeat(400)}&per_page=${'9'.repeat(30)}`, Number.MAX_SAFE_INTEGER, 100],
   ])('clamping %s → page %i, per_page %i', async (query, page, perPage) => {
     const { status, body } = await list(query);
     expect([status, body['page'], body['per_page']]).toEqual([200, page, perPage]);
@@ -161,7 +162,7 @@ describe('GET /api/papers', () => {
   });
 
   it('a write moves the row to the top of the updated_at order at once', async () => {
-    const index = b.server.server.papers.catalog.index;
+    const index = b.server.server.papers.index;
     index.update(parseVersionedId('2501.00002v1')!, { has_md: true, updated_at: at(60) });
     try {
       expect(await ids('?per_page=2')).toEqual(['2501.00002v1', 'cs.AI/0001001v1']);

@@ -55,6 +55,15 @@ describe('lookup boundaries', () => {
     expect(stack.d.openalex.requests.length).toBe(before);
   });
 
+  it('a repeated ids parameter adds its refs, in order', async () => {
+    const res = await stack.s.fetch('/api/papers/lookup?ids=isbn:1,plain&ids=isbn:2', { headers: AUTH });
+    expect(res.status).toBe(200);
+    expect(await res.json()).toEqual({
+      results: ['isbn:1', 'plain', 'isbn:2'].map(unresolved),
+      corpus_available: false,
+    });
+  });
+
   it('unknown namespaces and unparseable refs are echoed unresolved; duplicates and order kept', async () => {
     const refs = [
       'isbn:978-3-16-148410-0',

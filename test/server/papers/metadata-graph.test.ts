@@ -3,10 +3,9 @@
  * (no upstream call), metadata that arrives gives a node without a title its title and authors, and lookups find
  * papers by DOI and OpenAlex id in the graph (`corpus_available: true`).
  */
-import neo4j from 'neo4j-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lookup, PaperDetail } from '../../../src/shared/api/registry.js';
-import { startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
+import { cypherRows, startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
 import { AUTH, startAccessStack, stopAccessStack, type AccessStack } from '../access/support/server.js';
 import { multipart, pdfBytes } from './helpers.js';
 
@@ -41,15 +40,7 @@ afterAll(async () => {
   await neo?.stop();
 });
 
-async function query(cypher: string, params: Record<string, unknown> = {}) {
-  const driver = neo4j.driver(neo.boltUri, neo4j.auth.basic(neo.username, neo.password));
-  try {
-    const res = await driver.executeQuery(cypher, params);
-    return res.records.map((r) => r.toObject());
-  } finally {
-    await driver.close();
-  }
-}
+const query = (cypher: string, params: Record<string, unknown> = {}) => cypherRows(neo, cypher, params);
 
 async function upload(id: string): Promise<void> {
   const { body, contentType } = multipart([{ name: 'pdf', filename: 'p.pdf', content: pdfBytes(id) }]);

@@ -198,6 +198,7 @@ describe('PaperMetadataService', () => {
           limiter: new TokenBucket(1000, 2, systemClock),
         }),
         logger: pino({ level: 'silent' }),
+        readWaitMs: 120_000,
       });
       stack.d.arxiv.queryGate.close();
       const reads = [service.get('2501.00015'), service.get('2501.00015'), service.get('2501.00015')];
@@ -207,6 +208,40 @@ describe('PaperMetadataService', () => {
       expect(queries('2501.00015')).toBe(1);
       expect(await service.get('2501.00015')).toEqual(asMetadata(e));
       expect(queries('2501.00015')).toBe(1);
+    } finally {
+      stack.d.arxiv.queryGate.open();
+      db.close();
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('a reader waits a bounded time: past it the answer is null, and the fetch still fills the cache', async () => {
+    const dir = await mkdtemp(path.join(os.tmpdir(), 'pks-metadata-'));
+    const db = openDatabase(dir);
+    try {
+      const e = entry(6);
+      stack.d.arxiv.entries.set('2501.00016', e);
+      const known: string[] = [];
+      const service = new PaperMetadataService({
+        cache: new SqliteMetadataCache(db),
+        graph: null,
+        arxiv: new ArxivApiClient({
+          apiUrl: `${stack.d.arxiv.baseUrl}/api/query`,
+          mailto: null,
+          limiter: new TokenBucket(1000, 2, systemClock),
+        }),
+        logger: pino({ level: 'silent' }),
+        readWaitMs: 50,
+        onKnown: (id, metadata) => known.push(`${id}: ${metadata.title}`),
+      });
+      stack.d.arxiv.queryGate.close();
+      expect(await service.get('2501.00016')).toBeNull();
+      await expect.poll(() => stack.d.arxiv.queryGate.held).toBe(1);
+      stack.d.arxiv.queryGate.open();
+      await expect.poll(() => service.cached('2501.00016')?.metadata ?? null).toEqual(asMetadata(e));
+      expect(known).toEqual([`2501.00016: ${e.title}`]);
+      expect(await service.get('2501.00016')).toEqual(asMetadata(e));
+      expect(queries('2501.00016')).toBe(1);
     } finally {
       stack.d.arxiv.queryGate.open();
       db.close();

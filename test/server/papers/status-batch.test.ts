@@ -28,7 +28,7 @@ describe('status/batch with paper access off', () => {
   let b: Backend;
   beforeAll(async () => {
     b = await startBackend('local', null);
-    const index = b.server.server.papers.catalog.index;
+    const index = b.server.server.papers.index;
     const put = (id: string, mutation: Parameters<typeof index.update>[1]) =>
       index.update(parseVersionedId(id)!, mutation);
     put('2501.00001v1', { has_pdf: true, has_md: true, image_count: 4, doi: '10.1234/abc.def' });
@@ -125,7 +125,7 @@ describe('status/batch with paper access off', () => {
   });
 
   it('an unavailable index is 503, not a list of papers that are not there', async () => {
-    const index = b.server.server.papers.catalog.index;
+    const index = b.server.server.papers.index;
     index.available = false;
     try {
       const res = await b.server.fetch('/api/papers/status/batch?ids=2501.00001v1', { headers: AUTH });
@@ -135,6 +135,7 @@ describe('status/batch with paper access off', () => {
         { detail: 'metadata index unavailable (the server retries loading it every 60 s)' },
       ]);
       expect((await b.server.fetch('/api/papers', { headers: AUTH })).status).toBe(503);
+      expect((await b.server.fetch('/api/papers/2501.00001v1', { headers: AUTH })).status).toBe(503);
     } finally {
       index.available = true;
     }

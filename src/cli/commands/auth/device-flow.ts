@@ -1,4 +1,5 @@
 /** The client side of the device authorization flow (RFC 8628; CONTRACT §7.8, §16.4 step 3). */
+import type { DeviceCode, DeviceToken } from '../../../shared/api/device.js';
 import type { CliContext } from '../../context.js';
 import { CliExit, EXIT } from '../../errors.js';
 import { openInBrowser } from '../../browser.js';
@@ -19,15 +20,6 @@ export interface MintedToken {
   readonly name: string;
   readonly scopes: string[];
   readonly expires_at: string;
-}
-
-interface DeviceCode {
-  device_code: string;
-  user_code: string;
-  verification_uri: string;
-  verification_uri_complete: string;
-  expires_in: number;
-  interval: number;
 }
 
 const START_TIMEOUT_MS = 15_000;
@@ -71,7 +63,7 @@ export async function runDeviceFlow(ctx: CliContext, input: DeviceFlowInput): Pr
     });
     const text = await res.text();
     if (res.status === 200) {
-      const body = jsonObject<Partial<MintedToken> & { access_token?: string }>(res, text);
+      const body = jsonObject<Partial<DeviceToken>>(res, text);
       return {
         plaintext: body.plaintext ?? body.access_token ?? '',
         name: body.name ?? input.name,

@@ -1,16 +1,9 @@
 /** Submitting an ingest request and following its task to a terminal status (CONTRACT §10, §16.3). */
+import type { IngestAccepted, IngestTask } from '../../../shared/api/ingest.js';
 import type { CliContext } from '../../context.js';
 import { EXIT } from '../../errors.js';
 import { stderrProgress } from '../../progress/line.js';
 import type { IngestRunOptions } from './options.js';
-
-interface TaskDocument {
-  task_id?: string;
-  status?: string;
-  message?: string;
-  steps?: Record<string, { status?: string; progress?: Record<string, unknown> | null }>;
-  [key: string]: unknown;
-}
 
 const TERMINAL_OK = new Set(['succeeded']);
 const TERMINAL_FAILED = new Set(['failed', 'partial', 'cancelled']);
@@ -23,7 +16,7 @@ export async function submitAndFollow(
   options: IngestRunOptions,
 ): Promise<number> {
   const api = ctx.api({ timeoutMs: options.requestTimeoutMs });
-  const { body: accepted } = await api.json<{ task_id: string }>('POST', path, { kind: 'write', ok: [200, 202], body });
+  const { body: accepted } = await api.json<IngestAccepted>('POST', path, { kind: 'write', ok: [200, 202], body });
   if (!options.poll) {
     ctx.io.stdout(`${JSON.stringify(accepted, null, 2)}\n`);
     return EXIT.ok;
@@ -36,10 +29,10 @@ export async function followTask(ctx: CliContext, taskId: string, options: Inges
   const api = ctx.api({ timeoutMs: options.requestTimeoutMs });
   const progress = stderrProgress(ctx.io, options.quietProgress);
   const started = Date.now();
-  let last: TaskDocument | null = null;
+  let last: IngestTask | null = null;
   for (;;) {
     const answer = await api
-      .json<TaskDocument>('GET', `/api/ingest/${encodeURIComponent(taskId)}`, { ok: [200] })
+      .json<IngestTask>('GET', `/api/ingest/${encodeURIComponent(taskId)}`, { ok: [200] })
       .catch((err: unknown) => {
         progress.end(); // the error is printed below the last progress line, not over it
         throw err;
@@ -63,7 +56,7 @@ export async function followTask(ctx: CliContext, taskId: string, options: Inges
 }
 
 /** `ingest 3f9a1c2b: running — parse: converting (fetch succeeded; parse running 3/12 pages)`. */
-export function describeTask(taskId: string, task: TaskDocument): string {
+export function describeTask(taskId: string, task: IngestTask): string {
   const steps = Object.entries(task.steps ?? {})
     .filter(([, step]) => step.status !== 'skipped')
     .map(([name, step]) => `${name} ${step.status ?? '?'}${stepDetail(step.progress ?? null)}`);

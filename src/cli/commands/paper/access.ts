@@ -1,4 +1,5 @@
 /** Shared pieces of `paper get` / `paper status` (CONTRACT §16.6): id encoding, notes, eta line, error rendering. */
+import type { JobSnapshot } from '../../../shared/api/jobs.js';
 import type { TransportResponse } from '../../http/transport.js';
 
 export const ASSET_KINDS = ['markdown', 'pdf'] as const;
@@ -63,29 +64,6 @@ export class DefaultsNotes {
     this.printed.add(text);
     this.write(`${text}\n`);
   }
-}
-
-/**
- * What the eta line reads of a job snapshot: every field optional, so that a partial snapshot (an older server's)
- * still renders. The wire type is `JobSnapshot` of src/shared/api/jobs.ts, which this accepts.
- */
-export interface JobSnapshot {
-  preprint_id?: string;
-  state?: string;
-  phase?: string;
-  pdf_ready?: boolean;
-  md_ready?: boolean;
-  operation?: { status_url?: string };
-  fetch?: { bytes_received?: number | null; bytes_total?: number | null };
-  convert?: { stage?: string; polled_count?: number };
-  queue?: {
-    position?: number;
-    ahead_of_me?: number;
-    running_count?: number;
-    max_concurrent?: number;
-    eta_seconds?: number;
-  };
-  [key: string]: unknown;
 }
 
 /**

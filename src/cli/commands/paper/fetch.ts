@@ -9,6 +9,9 @@ import { oneLine } from '../../text.js';
 import { defineAction, type RegisterCommand } from '../host.js';
 import { addRegistryOptions, batches, itemsWithFile, printJson, registryOptions } from './registry.js';
 
+/** The default idle timeout of one fetch request. */
+const FETCH_TIMEOUT_SECONDS = 600;
+
 /**
  * `pks paper fetch <id-or-url>… [--file F] [--pdf]`: has the server fetch (and convert) papers (CONTRACT §16.8,
  * `POST /api/papers/fetch`). More items than one request takes are sent in slices of `FETCH_MAX_ITEMS`; each
@@ -22,6 +25,9 @@ export const registerPaperFetch: RegisterCommand = (parent, host) => {
       .argument('[items...]', 'arXiv ids, DOIs, arxiv.org abs/pdf URLs or doi.org URLs')
       .option('--file <file>', 'also the items in FILE, one per line (- = stdin; # starts a comment)')
       .option('--pdf', 'fetch the PDF only (no conversion to markdown)'),
+    true,
+    // A slice of 50 versionless ids may wait ~150 s for arXiv version lookups at the default rate (CONTRACT §11.5).
+    FETCH_TIMEOUT_SECONDS,
   ).action(
     defineAction(
       host,

@@ -73,7 +73,9 @@ export const registerPaperGetImages: RegisterCommand = (get, host) => {
         id: requireId(id),
         path: `${paperPath(id!)}/images/zip`,
         output: o['output'] as string | undefined,
-        defaultName: (res) => `${stemOf(res.header('x-svc-resolved-id') ?? id!.trim())}-images.zip`,
+        defaultName: (res) =>
+          attachmentName(res.header('content-disposition')) ??
+          `${stemOf(res.header('x-svc-resolved-id') ?? id!.trim())}-images.zip`,
         label: 'downloading images',
         timeoutMs: registryOptions(o).timeoutMs,
       }),
@@ -113,6 +115,16 @@ function imageName(raw: string): string {
     throw new UsageError(`invalid image name '${raw}': segments separated by '/', none empty, '.' or '..'`);
   }
   return name;
+}
+
+/**
+ * The file name the server gives the zip (`attachment; filename="<stem>-images.zip"`: the stem of the version it
+ * resolved, also with paper access off where no `X-Svc-Resolved-Id` is sent); `null` when absent or not a plain
+ * file name.
+ */
+function attachmentName(header: string | undefined): string | null {
+  const name = /filename="([^"]+)"/.exec(header ?? '')?.[1];
+  return name !== undefined && /^[A-Za-z0-9._-]+$/.test(name) && name !== '.' && name !== '..' ? name : null;
 }
 
 /** The file stem of a paper id (`quant-ph/9508027v2` → `quant-ph_9508027v2`); other text made file-safe. */

@@ -1,3 +1,4 @@
+import type { JobSnapshot } from '../../../shared/api/jobs.js';
 import { EXIT, TransportError, UsageError } from '../../errors.js';
 import type { CliContext } from '../../context.js';
 import { jsonObject, readJsonObject } from '../../http/json-body.js';
@@ -15,7 +16,6 @@ import {
   renderBody,
   renderHttpError,
   type AssetKind,
-  type JobSnapshot,
 } from './access.js';
 
 export interface PaperGetInput {

@@ -116,22 +116,14 @@ export function renderJobs(answer: RegistryJobs, width: number | null): string {
 /** Bytes fetched (of the total when known) while fetching; stage and pages while converting. */
 function progressOf(job: RegistryJob): string {
   if (job.phase === 'fetching_pdf' && job.fetch) {
-    const total = numberField(job.fetch, 'bytes_total');
-    const got = job.fetch.bytes_received;
+    const { bytes_received: got, bytes_total: total } = job.fetch;
     return total ? `${formatBytes(got)} / ${formatBytes(total)}` : formatBytes(got);
   }
   if (job.phase === 'converting_md' && job.convert) {
-    const done = numberField(job.convert, 'extracted_pages');
-    const total = numberField(job.convert, 'total_pages');
-    return total ? `${job.convert.stage} ${done ?? 0}/${total} pages` : job.convert.stage;
+    const { stage, extracted_pages: done, total_pages: total } = job.convert;
+    return total ? `${stage} ${done ?? 0}/${total} pages` : stage;
   }
   return '-';
-}
-
-/** A field the snapshot schema leaves open (CONTRACT §11.2 `fetch.bytes_total`, `convert.total_pages`). */
-function numberField(part: object, name: string): number | null {
-  const value = (part as Record<string, unknown>)[name];
-  return typeof value === 'number' && Number.isFinite(value) ? value : null;
 }
 
 /** `190` → `3m10s`; `45` → `45s`; `3725` → `1h02m`. */

@@ -11,10 +11,13 @@ import { stderrProgress } from '../../progress/line.js';
 import { requestTimeoutMs } from '../options.js';
 import { encodePaperId } from './access.js';
 
-/** Adds `--json` and `--request-timeout` (the options every registry command shares). */
-export function addRegistryOptions(command: Command, json = true): Command {
+/**
+ * Adds `--json` and `--request-timeout` (the options every registry command shares). `timeoutSeconds` is the
+ * default idle timeout: `fetch` takes longer, as the server answers a slice only once every item is resolved.
+ */
+export function addRegistryOptions(command: Command, json = true, timeoutSeconds = 120): Command {
   if (json) command.option('--json', 'print the server answer as JSON');
-  return command.option('--request-timeout <seconds>', 'idle timeout per request', '120');
+  return command.option('--request-timeout <seconds>', 'idle timeout per request', String(timeoutSeconds));
 }
 
 /** The shared options, validated. */

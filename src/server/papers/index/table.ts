@@ -40,8 +40,8 @@ export class IndexTable {
   times: Record<TimeColumn, Float64Array>;
   readonly hex: Record<HexColumnName, HexColumn>;
   readonly text: Record<TextColumn, (string | null)[]>;
-  /** Highest version number of any row (`versionsOf` probes 1..max). */
-  private maxVersion = 0;
+  /** Row numbers of each paper's versions (versionless id → rows, ordered by version). */
+  private readonly byPaper = new Map<string, number[]>();
   private readonly interned = new Map<string, string>();
   private readonly snapshots = new Set<TableSnapshot>();
 
@@ -107,7 +107,7 @@ export class IndexTable {
       const id = this.ids[i]!;
       if (this.byId.has(id)) duplicates = true;
       this.byId.set(id, i);
-      this.noteVersion(id);
+      this.noteVersion(id, i);
     }
     if (duplicates) this.dropDuplicates();
   }
@@ -119,18 +119,27 @@ export class IndexTable {
     Object.assign(this, { ...clean, snapshots: this.snapshots });
   }
 
-  private noteVersion(id: string): void {
+  private noteVersion(id: string, row: number): void {
     // The trailing `v<digits>` of a versioned id, without a regex (this runs for every row of a load).
-    let v = 0;
-    let scale = 1;
     let i = id.length - 1;
-    for (; i >= 0; i--) {
-      const d = id.charCodeAt(i) - 48;
-      if (d < 0 || d > 9) break;
-      v += d * scale;
-      scale *= 10;
+    while (i >= 0 && id.charCodeAt(i) >= 48 && id.charCodeAt(i) <= 57) i--;
+    if (i < 0 || i === id.length - 1 || id[i] !== 'v') return;
+    const versionless = id.slice(0, i);
+    const rows = this.byPaper.get(versionless);
+    if (!rows) {
+      this.byPaper.set(versionless, [row]);
+      return;
     }
-    if (i >= 0 && id[i] === 'v' && v > this.maxVersion) this.maxVersion = v;
+    // Versions are digit strings without leading zeros: a longer one is larger, equal lengths compare as text.
+    const version = (r: number) => this.ids[r]!.slice(versionless.length + 1);
+    const mine = id.slice(i + 1);
+    const later = (r: number) => {
+      const other = version(r);
+      return other.length > mine.length || (other.length === mine.length && other > mine);
+    };
+    let at = rows.length;
+    while (at > 0 && later(rows[at - 1]!)) at--;
+    rows.splice(at, 0, row);
   }
 
   intern(value: string): string {
@@ -150,12 +159,7 @@ export class IndexTable {
 
   /** Row numbers of every stored version of a paper (ids `<versionless>v<N>`), by version. */
   versionsOf(versionless: string): number[] {
-    const out: number[] = [];
-    for (let v = 1; v <= this.maxVersion; v++) {
-      const i = this.byId.get(`${versionless}v${v}`);
-      if (i !== undefined) out.push(i);
-    }
-    return out;
+    return [...(this.byPaper.get(versionless) ?? [])];
   }
 
   /** The row as an object (a fresh one on every call). */
@@ -233,7 +237,7 @@ export class IndexTable {
     const i = this.allocate(1);
     this.ids[i] = row.preprint_id;
     this.byId.set(row.preprint_id, i);
-    this.noteVersion(row.preprint_id);
+    this.noteVersion(row.preprint_id, i);
     for (const [column, value] of Object.entries(row)) if (column !== 'preprint_id') this.setCell(i, column, value);
     return i;
   }

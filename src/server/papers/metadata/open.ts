@@ -7,7 +7,7 @@ import type { Logger } from 'pino';
 import type { Config } from '../../config/types.js';
 import type { Db } from '../../db/database.js';
 import type { GraphClient } from '../../graph/driver.js';
-import { OpenAlexClient } from '../../access/openalex-client.js';
+import { openAlexClientOf } from '../../access/openalex-client.js';
 import type { TokenBucket } from '../../access/token-bucket.js';
 import type { PaperIndex } from '../paper-index.js';
 import { ArxivApiClient } from './arxiv-api.js';
@@ -52,13 +52,7 @@ export function openPaperMetadata(config: Config, logger: Logger, deps: PaperMet
         publication_date: metadata.published === '' ? null : metadata.published,
       }),
   });
-  const openalex = config.scholarly.mailto
-    ? new OpenAlexClient({
-        baseUrl: config.scholarly.baseUrl,
-        mailto: config.scholarly.mailto,
-        apiKey: config.scholarly.apiKey,
-      })
-    : null;
+  const openalex = openAlexClientOf(config.scholarly);
   const lookup = new PaperLookup({ index: deps.index, metadata: service, openalex, logger });
   return { service, lookup };
 }

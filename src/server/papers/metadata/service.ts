@@ -26,6 +26,8 @@ export interface PaperMetadataDeps {
   readonly arxiv: ArxivApiClient | null;
   readonly logger: Logger;
   readonly now?: () => Date;
+  /** A reader's longest wait for an arXiv fetch (default 10 s); tests shorten it. */
+  readonly readWaitMs?: number;
   /** Told every time a paper's metadata is read as known (the index takes its title from here). */
   readonly onKnown?: (versionless: string, metadata: PaperMetadata) => void;
 }
@@ -35,6 +37,9 @@ export interface PaperMetadataDeps {
  * it must not spend the preprint token bucket that PDF downloads share.
  */
 const MISS_TTL_MS = 60_000;
+
+/** How long a reader waits for an arXiv fetch before answering without it (§18.1: a miss is `null`, never a hang). */
+const READ_WAIT_MS = 10_000;
 const MISS_MEMORY = 1024;
 
 const DATE = /^\d{4}-\d{2}-\d{2}/;
@@ -78,7 +83,8 @@ export class PaperMetadataService {
     }
     // A row from OpenAlex (a lookup) has no abstract: arXiv's answer completes it when it can be fetched.
     const wanted = this.deps.arxiv !== null && cached?.metadata.source !== 'arxiv' && !this.misses.has(versionless);
-    const metadata = (wanted ? await this.fetchOnce(versionless, cached) : null) ?? cached?.metadata ?? null;
+    const metadata =
+      (wanted ? await this.waitAtMost(this.fetchOnce(versionless, cached)) : null) ?? cached?.metadata ?? null;
     if (node && metadata) this.titleNode(versionless, metadata);
     if (metadata) this.deps.onKnown?.(versionless, metadata);
     return metadata;
@@ -161,6 +167,23 @@ export class PaperMetadataService {
     }
   }
 
+  /**
+   * A reader waits at most `READ_WAIT_MS` for a fetch (it may queue behind PDF downloads on the shared rate limit):
+   * past that it answers without, and the fetch goes on and fills the cache for the next read.
+   */
+  private async waitAtMost(fetch: Promise<PaperMetadata | null>): Promise<PaperMetadata | null> {
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<null>((resolve) => {
+      timer = setTimeout(() => resolve(null), this.deps.readWaitMs ?? READ_WAIT_MS);
+      timer.unref();
+    });
+    try {
+      return await Promise.race([fetch, late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
   /** One arXiv API call per paper at a time: concurrent callers share it. */
   private fetchOnce(versionless: string, cached: CachedPaper | null): Promise<PaperMetadata | null> {
     let pending = this.inFlight.get(versionless);
@@ -196,6 +219,7 @@ export class PaperMetadataService {
       cited_by_count: known?.cited_by_count ?? null,
     };
     this.store({ preprintId: versionless, metadata });
+    this.deps.onKnown?.(versionless, metadata);
     return metadata;
   }
 

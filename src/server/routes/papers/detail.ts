@@ -10,13 +10,13 @@ import { NotFoundError } from '../../../shared/domain-errors.js';
 import { parsePreprintId } from '../../../shared/ids.js';
 import type { AppContext } from '../../http/context.js';
 import { paperDetail, type DetailTarget } from '../../papers/paper-detail.js';
-import { resolveStored } from '../../papers/stored-ids.js';
-import { ID_OR_DOI, type PaperAction } from '../papers.js';
+import { requireIndex, resolveStored } from '../../papers/stored-ids.js';
+import { ID_OR_DOI, type PaperAction } from './action.js';
 import { ErrorBody } from '../schemas.js';
 import { paperAccessOf, readId } from './read-id.js';
 
 export function detailAction(ctx: AppContext): PaperAction {
-  const index = ctx.papers.catalog.index;
+  const index = ctx.papers.index;
   return {
     method: 'GET',
     path: '/api/papers/{preprint_id}',
@@ -40,11 +40,14 @@ export function detailAction(ctx: AppContext): PaperAction {
         502: { ...ErrorBody, description: 'OpenAlex or the arXiv version lookup failed (paper access on)' },
         503: {
           ...ErrorBody,
-          description: 'DOI resolution unavailable or rate-limited (paper access on); claim store unreachable',
+          description:
+            'the metadata index is not loaded yet; DOI resolution unavailable or rate-limited (paper access on); claim store unreachable',
         },
       },
     },
     handle: async (request, reply, d) => {
+      // An unavailable index would read as "nothing stored": a 503, never a false 404 or empty versions.
+      requireIndex(index);
       const access = paperAccessOf(ctx);
       let target: DetailTarget;
       if (access) {
@@ -59,7 +62,7 @@ export function detailAction(ctx: AppContext): PaperAction {
       const detail = await paperDetail(
         {
           index,
-          claims: ctx.papers.claims,
+          claims: ctx.papers,
           metadata: ctx.metadata?.service ?? null,
           engine: access?.engine ?? null,
         },

@@ -6,9 +6,9 @@ import { UnavailableError } from '../../../shared/domain-errors.js';
 import { DownloaderFetch, FetchRequest } from '../../../shared/api/registry.js';
 import { fetchBatch, type FetchItemResult } from '../../access/fetch-batch.js';
 import type { PaperAccess } from '../../access/service.js';
-import { lookupCaller } from '../access.js';
+import { lookupCaller } from './resolution.js';
 import { scope } from '../guard.js';
-import type { PaperAction } from '../papers.js';
+import type { PaperAction } from './action.js';
 import { ErrorBody } from '../schemas.js';
 import { readFetchRequest } from './fetch-body.js';
 

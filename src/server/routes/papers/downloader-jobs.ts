@@ -6,7 +6,7 @@ import { rfc3339 } from '../../../shared/time.js';
 import { DownloaderJobs } from '../../../shared/api/registry.js';
 import type { ListedJob, PaperAccess } from '../../access/service.js';
 import { scope } from '../guard.js';
-import type { PaperAction } from '../papers.js';
+import type { PaperAction } from './action.js';
 
 type DownloaderJob = DownloaderJobs['jobs'][number];
 

@@ -4,7 +4,7 @@
  */
 import { DownloaderRemoteJobs } from '../../../shared/api/registry.js';
 import { scope } from '../guard.js';
-import type { PaperAction } from '../papers.js';
+import type { PaperAction } from './action.js';
 
 export function downloaderRemoteJobsAction(): PaperAction {
   return {

@@ -45,14 +45,15 @@ const isRecord = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 export function fetchRequestOf(body: unknown, defaultKind: AccessKind): { items: string[]; kind: AccessKind } {
   if (body === undefined) throw new InvalidInputError(`body required: ${SHAPE}`);
   if (!isRecord(body)) throw new InvalidInputError(`body must be a JSON object: ${SHAPE}`);
+  // §0.2: an unknown property is refused, never ignored (a misspelt `kind` must not fetch markdown silently).
+  const unknown = Object.keys(body).find((name) => name !== 'items' && name !== 'kind');
+  if (unknown !== undefined) throw new InvalidInputError(`unknown field '${unknown}'`);
   const { items, kind } = body as Partial<FetchRequest> & Record<string, unknown>;
   if (items === undefined) throw new InvalidInputError(`items: required (a list of 1..${FETCH_MAX_ITEMS} strings)`);
   if (!Array.isArray(items)) throw new InvalidInputError(`items: must be a list of 1..${FETCH_MAX_ITEMS} strings`);
   if (items.length === 0) throw new InvalidInputError('items: at least one item required');
   if (items.length > FETCH_MAX_ITEMS) {
-    throw new InvalidInputError(`too many items: ${items.length} (max ${FETCH_MAX_ITEMS})`, {
-      fields: { max: FETCH_MAX_ITEMS },
-    });
+    throw new InvalidInputError(`too many items: ${items.length} (max ${FETCH_MAX_ITEMS})`);
   }
   const notText = items.findIndex((item) => typeof item !== 'string');
   if (notText >= 0) throw new InvalidInputError(`items[${notText}]: must be a string`);

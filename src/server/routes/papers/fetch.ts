@@ -2,9 +2,9 @@
 import { FetchAnswer, FetchRequest } from '../../../shared/api/registry.js';
 import { fetchBatch, type FetchItemResult } from '../../access/fetch-batch.js';
 import type { PaperAccess } from '../../access/service.js';
-import { lookupCaller } from '../access.js';
+import { lookupCaller } from './resolution.js';
 import { scope } from '../guard.js';
-import type { PaperAction } from '../papers.js';
+import type { PaperAction } from './action.js';
 import { ErrorBody } from '../schemas.js';
 import { readFetchRequest } from './fetch-body.js';
 

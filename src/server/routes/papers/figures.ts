@@ -4,7 +4,7 @@ import { Figures } from '../../../shared/api/registry.js';
 import { NotFoundError } from '../../../shared/domain-errors.js';
 import type { AppContext } from '../../http/context.js';
 import { paperFigures } from '../../papers/paper-figures.js';
-import { ID_OR_DOI, type PaperAction } from '../papers.js';
+import { ID_OR_DOI, type PaperAction } from './action.js';
 import { ErrorBody } from '../schemas.js';
 import { readId } from './read-id.js';
 

@@ -3,7 +3,7 @@ import { Type } from '@sinclair/typebox';
 import { NotFoundError } from '../../../shared/domain-errors.js';
 import type { AppContext } from '../../http/context.js';
 import { imagesZip } from '../../papers/images-zip.js';
-import { ID_OR_DOI, type PaperAction } from '../papers.js';
+import { ID_OR_DOI, type PaperAction } from './action.js';
 import { ErrorBody } from '../schemas.js';
 import { readId } from './read-id.js';
 

@@ -5,8 +5,9 @@ import { RegistryJobs } from '../../../shared/api/registry.js';
 import type { PaperAccess } from '../../access/service.js';
 import { SNAPSHOT_STATES, type SnapshotState } from '../../access/snapshot.js';
 import { queryString } from '../../http/query.js';
+import { querySchema } from '../../http/query-schema.js';
 import { scope } from '../guard.js';
-import type { PaperAction } from '../papers.js';
+import { definePaperAction, type PaperAction } from './action.js';
 import { ErrorBody } from '../schemas.js';
 
 /** The `state` filter: absent or empty → every job; else a comma-separated list of §11.2 states. */
@@ -24,9 +25,16 @@ export function stateFilter(raw: unknown): ReadonlySet<SnapshotState> | null {
   return new Set(states as SnapshotState[]);
 }
 
+const Query = querySchema({
+  state: {
+    schema: Type.String({ description: `only jobs in these states, comma-separated: ${SNAPSHOT_STATES.join(', ')}` }),
+    decode: stateFilter,
+  },
+});
+
 /** Registered always; with paper access off (`access` null) there are no jobs. */
 export function jobsAction(access: PaperAccess | null): PaperAction {
-  return {
+  return definePaperAction({
     method: 'GET',
     path: '/api/papers/jobs',
     guard: scope('papers', 'read'),
@@ -36,18 +44,13 @@ export function jobsAction(access: PaperAccess | null): PaperAction {
         'Oldest first (by submission time, ties by id). An ended job (`cached`, or `failed` after its cooldown) stays ' +
         'listed for an hour (the last 100). `queued` and `running` count every job listed, whatever the filter.',
       tags: ['paper-access'],
-      querystring: Type.Object({
-        state: Type.Optional(
-          Type.String({ description: `only jobs in these states, comma-separated: ${SNAPSHOT_STATES.join(', ')}` }),
-        ),
-      }),
+      querystring: Query,
       response: {
         200: RegistryJobs,
         400: { ...ErrorBody, description: 'an unknown state' },
       },
     },
-    handle: async (request, reply) => {
-      const wanted = stateFilter((request.query as Record<string, unknown>)['state']);
+    handle: async (_request, reply, _d, { state: wanted }) => {
       const held = access?.jobs() ?? [];
       const answer: RegistryJobs = {
         jobs: held
@@ -58,5 +61,5 @@ export function jobsAction(access: PaperAccess | null): PaperAction {
       };
       return reply.code(200).send(answer);
     },
-  };
+  });
 }

@@ -8,7 +8,7 @@ import type { VersionedPreprintId } from '../../../shared/ids.js';
 import type { PaperAccess } from '../../access/service.js';
 import type { AppContext } from '../../http/context.js';
 import { requireIndex, resolveStored } from '../../papers/stored-ids.js';
-import { defaultsHeaders, lookupCaller } from '../access.js';
+import { resolveRequested } from './resolution.js';
 
 /** The paper-access service when paper access is on (the engine also exists with it off, for ingest). */
 export function paperAccessOf(ctx: AppContext): PaperAccess | null {
@@ -26,16 +26,8 @@ export async function readId(
   reply: FastifyReply,
 ): Promise<VersionedPreprintId | null> {
   const access = paperAccessOf(ctx);
-  if (access) {
-    const outcome = await access.resolver.resolve(raw, lookupCaller(request));
-    if (!outcome.ok) {
-      defaultsHeaders(reply, outcome.failure);
-      throw outcome.failure.error;
-    }
-    defaultsHeaders(reply, outcome.resolution);
-    return outcome.resolution.id;
-  }
-  const index = ctx.papers.catalog.index;
+  if (access) return (await resolveRequested(access, raw, request, reply)).id;
+  const index = ctx.papers.index;
   requireIndex(index);
   const lookup = resolveStored(index, raw);
   if (lookup.kind === 'invalid') throw lookup.error;

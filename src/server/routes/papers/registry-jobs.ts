@@ -1,6 +1,6 @@
 /** Paper registry routes (CONTRACT §18.2): fetch, jobs and the original clients' downloader routes (§19). */
 import type { AppContext } from '../../http/context.js';
-import type { PaperAction } from '../papers.js';
+import type { PaperAction } from './action.js';
 import { downloaderFetchAction } from './downloader-fetch.js';
 import { downloaderJobsAction } from './downloader-jobs.js';
 import { downloaderRemoteJobsAction } from './downloader-remote-jobs.js';

@@ -1,6 +1,6 @@
 /** Paper registry routes (CONTRACT §18.2): list, status/batch, figures, images/zip. */
 import type { AppContext } from '../../http/context.js';
-import type { PaperAction } from '../papers.js';
+import type { PaperAction } from './action.js';
 import { figuresAction } from './figures.js';
 import { imagesZipAction } from './images-zip.js';
 import { listAction } from './list.js';

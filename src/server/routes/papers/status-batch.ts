@@ -1,9 +1,9 @@
 /** `GET /api/papers/status/batch?ids=…` (CONTRACT §18.2): many papers' states at once, a pure probe. */
-import { Type } from '@sinclair/typebox';
 import { BATCH_MAX_IDS, BatchStatus } from '../../../shared/api/registry.js';
 import type { AppContext } from '../../http/context.js';
+import { listField, mapField, querySchema } from '../../http/query-schema.js';
 import { batchIds, batchStatus, type JobProbe } from '../../papers/status-batch.js';
-import type { PaperAction } from '../papers.js';
+import { definePaperAction, type PaperAction } from './action.js';
 import { ErrorBody } from '../schemas.js';
 import { paperAccessOf } from './read-id.js';
 
@@ -22,30 +22,28 @@ function jobProbe(ctx: AppContext): JobProbe {
   };
 }
 
+const Query = querySchema({
+  // Repeatable; none, or more than 200 after splitting and de-duplication, is a 400 (`too many ids` carries `max`).
+  ids: mapField(
+    listField(`comma-separated ids or DOIs (repeatable); at most ${BATCH_MAX_IDS} after trimming and de-duplication`),
+    batchIds,
+  ),
+});
+
 export function statusBatchAction(ctx: AppContext): PaperAction {
   const probe = jobProbe(ctx);
-  return {
+  return definePaperAction({
     method: 'GET',
     path: '/api/papers/status/batch',
     schema: {
       summary: 'The states of many papers at once (no resolution upstream, no job started)',
       tags: ['papers'],
-      querystring: Type.Object({
-        // An array: a single `ids=` arrives as a one-element list (query coercion), a repeated one as several.
-        ids: Type.Optional(
-          Type.Array(Type.String(), {
-            description: `comma-separated ids or DOIs (repeatable); at most ${BATCH_MAX_IDS} after trimming and de-duplication`,
-          }),
-        ),
-      }),
+      querystring: Query,
       response: {
         200: BatchStatus,
         400: { ...ErrorBody, description: `no ids, or more than ${BATCH_MAX_IDS} (\`{detail, max}\`)` },
       },
     },
-    handle: async (request) => {
-      const ids = batchIds((request.query as { ids?: string[] } | undefined)?.ids ?? []);
-      return { results: batchStatus(ctx.papers.catalog.index, ids, probe) };
-    },
-  };
+    handle: async (_request, _reply, _d, { ids }) => ({ results: batchStatus(ctx.papers.index, ids, probe) }),
+  });
 }

@@ -11,13 +11,16 @@ import type { PaperAccess } from '../../../../src/server/access/service.js';
 import type { Config } from '../../../../src/server/config/types.js';
 import { createLogger } from '../../../../src/server/logger.js';
 import { openPaperAssets, type PaperAssets } from '../../../../src/server/papers/assets.js';
+import { LocalObjectStore } from '../../../../src/server/storage/local-store.js';
+import type { ObjectStore } from '../../../../src/server/storage/object-store.js';
 import { createS3Clients, type S3Clients } from '../../../../src/server/storage/s3-client.js';
+import { S3ObjectStore } from '../../../../src/server/storage/s3-store.js';
 import type { MotoServer } from '../../../support/moto.js';
 import { LogCapture, testConfig } from '../../../support/server.js';
 import { startArxivDouble, type ArxivDouble } from '../../../support/upstreams/arxiv.js';
 import { startMineruDouble, type MineruDouble } from '../../../support/upstreams/mineru.js';
 import { startOpenAlexDouble, type OpenAlexDouble } from '../../../support/upstreams/openalex.js';
-import { motoBuckets, objectStoreEnv } from '../../storage/backends.js';
+import { motoBuckets, objectStoreEnv, quietLogger } from '../../storage/backends.js';
 
 export const MAILTO = 'team@example.org';
 export const TOKENS = ['tok-a', 'tok-b'];
@@ -62,10 +65,19 @@ export function accessEnv(d: Doubles, tokens: readonly string[] = TOKENS): Recor
   };
 }
 
+/** A store on the backend `config` names, for a test's setup and assertions (the service keeps its own). */
+export function testStore(config: Config): { readonly store: ObjectStore; destroy(): void } {
+  if (!config.objectStore) return { store: new LocalObjectStore(config.rawDir), destroy: () => undefined };
+  const clients = createS3Clients(config.objectStore, null);
+  return { store: new S3ObjectStore(clients, quietLogger()), destroy: () => clients.destroy() };
+}
+
 export interface AccessHarness {
   readonly dir: string;
   readonly config: Config;
   readonly papers: PaperAssets;
+  /** The papers' store, opened separately for setup and assertions. */
+  readonly store: ObjectStore;
   readonly access: PaperAccess;
   readonly logs: LogCapture;
   close(): Promise<void>;
@@ -86,15 +98,18 @@ export async function startAccessHarness(
     ...options.access,
     ...(options.clock ? { clock: options.clock } : {}),
   });
+  const own = testStore(config);
   return {
     dir,
     config,
     papers,
+    store: own.store,
     access,
     logs,
     async close() {
       await access.close();
       await papers.close();
+      own.destroy();
       s3?.destroy();
       await rm(dir, { recursive: true, force: true });
     },

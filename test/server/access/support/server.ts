@@ -14,12 +14,13 @@ import type { Config } from '../../../../src/server/config/types.js';
 import type { IngestService } from '../../../../src/server/ingest/service.js';
 import { createLogger } from '../../../../src/server/logger.js';
 import type { PaperAssets } from '../../../../src/server/papers/assets.js';
+import type { ObjectStore } from '../../../../src/server/storage/object-store.js';
 import { startServer } from '../../../../src/server/runtime.js';
 import { freePort } from '../../../support/free-port.js';
 import type { MotoServer } from '../../../support/moto.js';
 import { LogCapture, testConfig } from '../../../support/server.js';
 import { motoBuckets, objectStoreEnv } from '../../storage/backends.js';
-import { accessEnv, startDoubles, type Doubles } from './harness.js';
+import { accessEnv, startDoubles, testStore, type Doubles } from './harness.js';
 
 export const PAT = 'access-test-system-pat-0123456789';
 export const AUTH = { Authorization: `Bearer ${PAT}` };
@@ -56,6 +57,8 @@ export interface AccessServer extends ComposedServer {
   readonly config: Config;
   readonly dir: string;
   readonly logs: LogCapture;
+  /** The server's store, opened separately for setup and assertions. */
+  readonly store: ObjectStore;
   fetch(pathname: string, init?: RequestInit): Promise<Response>;
   /** GET with the system PAT. */
   get(pathname: string): Promise<Response>;
@@ -79,17 +82,23 @@ export async function startAccessServer(
   });
   const logs = new LogCapture();
   const server = await composeServer(config, createLogger('warn', logs), options);
+  const own = testStore(config);
   return {
     ...server,
     config,
     dir,
     logs,
+    store: own.store,
     fetch: (pathname, init) => fetch(server.url + pathname, init),
     get: (pathname) => fetch(server.url + pathname, { headers: AUTH }),
-    stop: () => server.close(),
+    async stop() {
+      await server.close();
+      own.destroy();
+    },
     async close() {
       // `close` ends every paper-access job and ingest task first: nothing writes into the directory any more.
       await server.close();
+      own.destroy();
       await rm(dir, { recursive: true, force: true });
     },
   };

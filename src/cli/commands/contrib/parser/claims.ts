@@ -1,17 +1,12 @@
 /** Parser claims held by this run (CONTRACT §5.2–5.3): taken, released on every failure, forgotten on upload. */
+import type { ParserClaim } from '../../../../shared/api/parser-claims.js';
 import type { ApiClient } from '../../../http/api-client.js';
 import { jsonObject } from '../../../http/json-body.js';
 import { HttpStatusError, detailOf } from '../../../errors.js';
 import { encodePaperId } from '../../paper/access.js';
 
-export interface Claim {
-  readonly claim_id: string;
-  readonly preprint_id: string;
-  readonly key: string;
-  readonly pdf_url: string;
-  readonly pdf_sha256?: string;
-  readonly expires_at: string;
-}
+/** A claim this run holds: the server's 201 answer. */
+export type Claim = ParserClaim;
 
 export type ClaimOutcome = { readonly claim: Claim } | { readonly skip: string };
 

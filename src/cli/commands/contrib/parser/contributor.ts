@@ -1,12 +1,19 @@
 /** What every mode of `contrib parser` works with: the server, the claims, the parser and its key ring. */
+import { createWriteStream } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { pipeline } from 'node:stream/promises';
 import type { PksConfig } from '../../../config/load.js';
 import type { CliContext } from '../../../context.js';
 import type { ApiClient } from '../../../http/api-client.js';
-import type { KeyRing } from '../../../parser/key-ring.js';
-import { ParserError, type MineruClient } from '../../../parser/mineru.js';
+import type { TokenRing } from '../../../../parser-api/token-ring.js';
+import {
+  ParserCallError,
+  ZipStreamError,
+  type ParserApiClient,
+  type ParserOptions,
+} from '../../../../parser-api/client.js';
 import type { ProgressLine } from '../../../progress/line.js';
 import type { ClaimBook } from './claims.js';
 
@@ -29,8 +36,10 @@ export interface Contributor {
   readonly config: PksConfig;
   readonly api: ApiClient;
   readonly claims: ClaimBook;
-  readonly parser: MineruClient;
-  readonly ring: KeyRing;
+  readonly parser: ParserApiClient;
+  /** The conversion settings of every task and batch (config and `--no-cache`). */
+  readonly parserOptions: ParserOptions;
+  readonly ring: TokenRing;
   readonly progress: ProgressLine;
   /** Aborted (with an `InterruptedError`) by SIGINT/SIGTERM. */
   readonly signal: AbortSignal;
@@ -48,6 +57,18 @@ export async function withTempDir<T>(keep: boolean, fn: (dir: string) => Promise
   }
 }
 
+/** Downloads a result zip to the file `dest`; a broken download or write is the parser's retryable error. */
+export async function downloadZipTo(c: Contributor, url: string, dest: string): Promise<void> {
+  await c.parser.downloadZip(
+    url,
+    (body) =>
+      pipeline(body, createWriteStream(dest)).catch((err: unknown) => {
+        throw new ZipStreamError((err as Error).message);
+      }),
+    c.signal,
+  );
+}
+
 /** `2501.00010v1.zip` for a claim key. */
 export const zipName = (key: string) => `${key.replace(/[^\w.-]/g, '_')}.zip`;
 
@@ -62,13 +83,13 @@ export async function withNextToken<T>(
   call: (token: string) => Promise<T>,
 ): Promise<{ token: string; value: T } | null> {
   for (;;) {
-    const token = c.ring.take();
+    const token = c.ring.next();
     if (token === null) return null;
     try {
       return { token, value: await call(token) };
     } catch (err) {
-      if (!(err instanceof ParserError) || err.kind !== 'daily_limit') throw err;
-      c.ring.cool(token);
+      if (!(err instanceof ParserCallError) || err.errorClass !== 'daily_limit') throw err;
+      c.ring.coolDown(token);
     }
   }
 }

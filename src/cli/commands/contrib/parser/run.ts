@@ -1,8 +1,9 @@
 /** The run of `pks contrib parser` (loaded only when that command runs). */
 import type { CliContext } from '../../../context.js';
 import { CliExit, EXIT, InterruptedError } from '../../../errors.js';
-import { KeyRing } from '../../../parser/key-ring.js';
-import { MineruClient } from '../../../parser/mineru.js';
+import { TokenRing } from '../../../../parser-api/token-ring.js';
+import { ParserApiClient } from '../../../../parser-api/client.js';
+import { cliParserTransport } from '../../../parser/transport.js';
 import { stderrProgress } from '../../../progress/line.js';
 import { ClaimBook } from './claims.js';
 import { DAILY_LIMIT_MESSAGE, type ContribParserInput, type Contributor } from './contributor.js';
@@ -38,17 +39,16 @@ export async function contribParser(ctx: CliContext, input: ContribParserInput):
     config,
     api,
     claims,
-    parser: new MineruClient({
-      baseUrl: config.parserApiBaseUrl,
-      modelVersion: config.parserModelVersion,
+    parser: new ParserApiClient(config.parserApiBaseUrl, cliParserTransport(config.insecure)),
+    parserOptions: {
+      model_version: config.parserModelVersion,
       language: config.parserLanguage,
-      enableFormula: config.parserEnableFormula,
-      enableTable: config.parserEnableTable,
-      isOcr: config.parserIsOcr,
-      noCache: input.noCache,
-      insecure: config.insecure,
-    }),
-    ring: new KeyRing(config.parserApiTokens, ctx.now),
+      enable_formula: config.parserEnableFormula,
+      enable_table: config.parserEnableTable,
+      is_ocr: config.parserIsOcr,
+      no_cache: input.noCache,
+    },
+    ring: new TokenRing(config.parserApiTokens, { now: () => ctx.now().getTime() }),
     progress: stderrProgress(ctx.io, input.quietProgress),
     signal: controller.signal,
     pollIntervalS: Math.max(1, config.parserPollInterval),

@@ -1,30 +1,38 @@
 /** `pks contrib parser <id>`: claim, check, parse, upload, with the claim released on every failure (§16.5). */
 import path from 'node:path';
 import { EXIT, QuotaExhaustedError } from '../../../errors.js';
-import { IN_FLIGHT_STATES, ParserError, failureKind, type TaskResult } from '../../../parser/mineru.js';
+import { IN_FLIGHT_STATES, ParserCallError, type ParserTask } from '../../../../parser-api/client.js';
+import { classifyParserText } from '../../../../parser-api/classify.js';
 import { ByteMeter } from '../../../progress/line.js';
 import type { Claim } from './claims.js';
-import { DAILY_LIMIT_MESSAGE, withNextToken, withTempDir, zipName, type Contributor } from './contributor.js';
-import { checkPdfSha256 } from './pdf-check.js';
-import { isTrustedPdfUrl } from './trust.js';
+import {
+  DAILY_LIMIT_MESSAGE,
+  downloadZipTo,
+  withNextToken,
+  withTempDir,
+  zipName,
+  type Contributor,
+} from './contributor.js';
 import { uploadParserZip } from './upload.js';
+import { vetClaim } from './vetting.js';
 
 /** A failure of this paper: the claim is released and the command exits 1 with `message`. */
 class PaperFailure extends Error {}
 
 export async function runSingle(c: Contributor, id: string): Promise<number> {
   const { ctx } = c;
-  const outcome = await c.claims.claim(id, c.signal);
-  if ('skip' in outcome) {
-    ctx.io.stderr(`${outcome.skip}\n`);
+  const vetting = await vetClaim(c, id);
+  if (vetting.kind === 'skip') {
+    ctx.io.stderr(`${vetting.line}\n`);
     return EXIT.ok;
   }
-  const claim = outcome.claim;
+  const { claim } = vetting;
   try {
+    if (vetting.kind === 'refused') throw new PaperFailure(vetting.problem);
     const zipUrl = await parseClaim(c, claim);
     return await withTempDir(!c.input.push, async (dir) => {
       const zip = path.join(dir, zipName(claim.key));
-      await c.parser.downloadZip(zipUrl, zip, c.signal);
+      await downloadZipTo(c, zipUrl, zip);
       if (!c.input.push) {
         await c.claims.release(claim);
         ctx.io.stdout(`${zip}\n`);
@@ -47,7 +55,7 @@ export async function runSingle(c: Contributor, id: string): Promise<number> {
     c.progress.end();
     await c.claims.release(claim);
     if (err instanceof QuotaExhaustedError) throw err;
-    if (err instanceof PaperFailure || err instanceof ParserError) {
+    if (err instanceof PaperFailure || err instanceof ParserCallError) {
       ctx.io.stderr(`${err.message}\n`);
       return EXIT.failure;
     }
@@ -55,62 +63,57 @@ export async function runSingle(c: Contributor, id: string): Promise<number> {
   }
 }
 
-/** Steps (2)–(5): trust, hash, submit, poll; resolves to the result zip URL. */
+/** Steps (4)–(5): submit and poll; resolves to the result zip URL. */
 async function parseClaim(c: Contributor, claim: Claim): Promise<string> {
   const { config } = c;
-  if (!isTrustedPdfUrl(claim.pdf_url, config.baseUrl, config.trustedPdfHosts)) {
-    throw new PaperFailure(
-      `untrusted PDF URL for ${claim.preprint_id}: ${claim.pdf_url} (add its host to trusted_pdf_hosts to allow it)`,
-    );
-  }
-  if (claim.pdf_sha256) {
-    const problem = await checkPdfSha256(claim.pdf_url, claim.pdf_sha256, {
-      insecure: config.insecure,
-      timeoutMs: c.input.timeoutMs,
-      signal: c.signal,
-    });
-    if (problem) throw new PaperFailure(problem);
-  }
   const deadline = Date.now() + config.parserTimeout * 1000;
   for (;;) {
     const { token, taskId } = await submit(c, claim);
     const result = await poll(c, token, taskId, deadline);
-    if (result.state === 'done' && result.full_zip_url) return result.full_zip_url;
-    const kind = result.state === 'failed' ? failureKind(result) : 'retryable';
-    if (kind !== 'daily_limit') {
-      throw new PaperFailure(`parser failed on ${claim.preprint_id} (${kind}): ${result.err_msg || result.state}`);
+    if (result === 'daily_limit') {
+      // Daily limit while converting: cool this token and run the same request with the next one.
+      c.ring.coolDown(token);
+      continue;
     }
-    // Daily limit while converting: cool this token and run the same request with the next one.
-    c.ring.cool(token);
+    if (result.state === 'done' && result.fullZipUrl) return result.fullZipUrl;
+    const kind = result.state === 'failed' ? classifyParserText(result.errMsg) : 'retryable';
+    if (kind !== 'daily_limit') {
+      throw new PaperFailure(`parser failed on ${claim.preprint_id} (${kind}): ${result.errMsg || result.state}`);
+    }
+    c.ring.coolDown(token);
   }
 }
 
 /** Submits with the next token, rotating past tokens at their daily limit; none left → quota exhausted. */
 async function submit(c: Contributor, claim: Claim): Promise<{ token: string; taskId: string }> {
   const submitted = await withNextToken(c, (token) =>
-    c.parser.submitTask(token, { url: claim.pdf_url, dataId: claim.key }, c.signal),
+    c.parser.submitTask(token, { url: claim.pdf_url, data_id: claim.key }, c.parserOptions, c.signal),
   );
   if (submitted === null) throw new QuotaExhaustedError(DAILY_LIMIT_MESSAGE);
   return { token: submitted.token, taskId: submitted.value };
 }
 
-/** Polls the task until it leaves the in-flight states; daily-limit answers count as a failed task. */
-async function poll(c: Contributor, token: string, taskId: string, deadline: number): Promise<TaskResult> {
+/** Polls the task until it leaves the in-flight states, or until the token answers with its daily limit. */
+async function poll(
+  c: Contributor,
+  token: string,
+  taskId: string,
+  deadline: number,
+): Promise<ParserTask | 'daily_limit'> {
   for (;;) {
     const remaining = deadline - Date.now();
     if (remaining <= 0) throw new PaperFailure(`parser timed out after ${c.config.parserTimeout}s (task ${taskId})`);
     await c.ctx.sleep(Math.min(c.pollIntervalS * 1000, remaining), c.signal);
-    let result: TaskResult;
+    let result: ParserTask;
     try {
       result = await c.parser.getTask(token, taskId, c.signal);
     } catch (err) {
-      if (!(err instanceof ParserError)) throw err;
-      if (err.kind === 'daily_limit') return { state: 'failed', err_msg: `daily limit: ${err.message}` };
-      if (err.kind === 'fatal') throw err;
+      if (!(err instanceof ParserCallError)) throw err;
+      if (err.errorClass === 'daily_limit') return 'daily_limit';
+      if (err.errorClass === 'fatal') throw err;
       continue; // transient: poll again
     }
-    const p = result.extract_progress;
-    const pages = p && p.total_pages ? ` [${p.extracted_pages ?? 0}/${p.total_pages}]` : '';
+    const pages = result.totalPages ? ` [${result.extractedPages ?? 0}/${result.totalPages}]` : '';
     c.progress.eventOnChange(`parser state: ${result.state}${pages}`);
     if (!IN_FLIGHT_STATES.has(result.state)) {
       c.progress.end();

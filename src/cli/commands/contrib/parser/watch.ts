@@ -1,6 +1,6 @@
 /** `contrib parser --watch`: queue passes in a loop with sleeps; the first signal ends it after the pass (§16.5). */
 import { EXIT } from '../../../errors.js';
-import { nextLocal0001 } from '../../../parser/key-ring.js';
+import { nextLocalDayAt0001 } from '../../../../shared/local-day.js';
 import type { Contributor } from './contributor.js';
 import { runQueuePass } from './queue.js';
 
@@ -18,12 +18,9 @@ export async function runWatch(c: Contributor, state: WatchState): Promise<numbe
     const pass = await runQueuePass(c, { quietEmpty: true });
     if (state.stopRequested) break;
     if (pass.dailyLimit) {
-      const now = c.ctx.now();
-      const wake = nextLocal0001(now);
-      const ms = Math.max(MIN_DAILY_SLEEP_MS, wake.getTime() - now.getTime());
-      io.stderr(
-        `[daily-limit] parser quota exhausted; sleeping until ${localTime(new Date(now.getTime() + ms))} local.\n`,
-      );
+      const now = c.ctx.now().getTime();
+      const ms = Math.max(MIN_DAILY_SLEEP_MS, nextLocalDayAt0001(now) - now);
+      io.stderr(`[daily-limit] parser quota exhausted; sleeping until ${localTime(new Date(now + ms))} local.\n`);
       await sleepInSlices(c, state, ms);
     } else if (pass.empty) {
       if (!announcedEmpty) io.stderr('Queue empty. Will keep polling.\n');

@@ -1,9 +1,15 @@
 /**
- * The parser token pool (CONTRACT §11.6): a round-robin ring; a token at its daily limit cools down until 00:01
- * local time of the next day and is skipped meanwhile.
+ * The parser token pool (CONTRACT §11.6, §16.5): a round-robin ring; a token at its daily limit cools down until
+ * 00:01 local time of the next day and is skipped meanwhile. One ring for the server's conversions and
+ * `pks contrib parser`.
  */
-import type { Clock } from './clock.js';
-import { nextLocalDayAt0001 } from '../../shared/local-day.js';
+import { nextLocalDayAt0001 } from '../shared/local-day.js';
+
+/** What the ring reads the time from (the server's `Clock` is one). */
+export interface RingClock {
+  /** Milliseconds since the epoch. */
+  now(): number;
+}
 
 interface TokenState {
   readonly token: string;
@@ -16,7 +22,7 @@ export class TokenRing {
 
   constructor(
     tokens: readonly string[],
-    private readonly clock: Clock,
+    private readonly clock: RingClock,
   ) {
     this.tokens = tokens.map((token) => ({ token, coolingUntil: 0 }));
   }

@@ -1,0 +1,56 @@
+/**
+ * The parser contributors' answers (CONTRACT §9.5, §5.2): the needs-parser queue and a claim (lease). TypeBox only:
+ * the server documents its routes with these schemas and `pks contrib parser` reads their bodies through the
+ * `Static<>` types.
+ */
+import { Type, type Static } from '@sinclair/typebox';
+import { Nullable, Sha256, Timestamp } from './common.js';
+
+/** `GET /api/papers/needs-parser`: one paper with a PDF and no markdown. */
+export const NeedsParserPaper = Type.Object({
+  preprint_id: Type.String(),
+  arxiv_id: Type.String({ description: 'the same as preprint_id (the original clients read it, CONTRACT §19)' }),
+  key: Type.String(),
+  pdf_path: Type.String(),
+  pdf_uploaded_at: Nullable(Timestamp()),
+  claimed: Type.Boolean(),
+  claim_expires_at: Nullable(Timestamp()),
+  claim_requester: Nullable(Type.String()),
+});
+export type NeedsParserPaper = Static<typeof NeedsParserPaper>;
+
+export const NeedsParser = Type.Object({
+  papers: Type.Array(NeedsParserPaper),
+  returned: Type.Integer(),
+  total_unclaimed: Type.Integer(),
+  total_claimed: Type.Integer(),
+  available: Type.Boolean(),
+});
+export type NeedsParser = Static<typeof NeedsParser>;
+
+/** `POST /api/papers/{preprint_id}/parser-claim` 201: the lease. */
+export const ParserClaim = Type.Object({
+  claim_id: Type.String(),
+  lease_id: Type.String({ description: 'the same as claim_id (the original clients read it, CONTRACT §19)' }),
+  preprint_id: Type.String(),
+  key: Type.String(),
+  requester: Type.String(),
+  created_at: Timestamp(),
+  expires_at: Timestamp(),
+  ttl_seconds: Type.Integer({ minimum: 60, maximum: 7200 }),
+  pdf_url: Type.String(),
+  pdf_sha256: Type.Optional(Sha256()),
+});
+export type ParserClaim = Static<typeof ParserClaim>;
+
+/** `POST …/parser-claim` 409: an unexpired claim is held. */
+export const AlreadyClaimed = Type.Object(
+  {
+    detail: Type.String(),
+    claim_id: Type.String(),
+    lease_id: Type.String({ description: 'the same as claim_id (the original clients read it, CONTRACT §19)' }),
+    claim_expires_at: Timestamp(),
+    claim_requester: Type.String(),
+  },
+  { description: 'an unexpired claim is held' },
+);
