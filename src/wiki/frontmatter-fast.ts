@@ -145,7 +145,11 @@ function plainScalar(text: string): FrontmatterValue | undefined {
     const n = Number(text);
     return Number.isSafeInteger(n) ? n : undefined;
   }
-  if (FLOAT_RE.test(text)) return Number(text);
+  if (FLOAT_RE.test(text)) {
+    // An overflow (`4E308`) is the full parser's to decide: it keeps non-finite numbers JSON-safe.
+    const n = Number(text);
+    return Number.isFinite(n) ? n : undefined;
+  }
   if (/^[-+]?\.(?:inf|Inf|INF|nan|NaN|NAN)$/.test(text) || /^0[ox]/.test(text)) return undefined;
   return text;
 }

@@ -76,7 +76,23 @@ describe('frontmatter: the fast path agrees with the full parser', () => {
   const key = fc.string({ unit: fc.constantFrom(...'abcxyz_-09:'), minLength: 1, maxLength: 6 });
   const tricky = fc.oneof(
     fc.string({ unit: fc.constantFrom(...'ab 0123456789.-+:#[]{},"\'!&*|>%@`~eExXoO'), minLength: 1, maxLength: 12 }),
-    fc.constantFrom('yes', 'No', 'TRUE', 'null', '~', '.5', '1_000', '0o17', '2026-01-05', 'a #b', 'a:b', '"a"', "'a'"),
+    fc.constantFrom(
+      'yes',
+      'No',
+      'TRUE',
+      'null',
+      '~',
+      '.5',
+      '1_000',
+      '0o17',
+      '2026-01-05',
+      'a #b',
+      'a:b',
+      '"a"',
+      "'a'",
+      '4E308',
+      '-1e400',
+    ),
   );
   const line = fc.oneof(
     fc.tuple(key, tricky).map(([k, v]) => `${k}: ${v}`),

@@ -154,6 +154,14 @@ describe('fast frontmatter path agrees with the yaml package', () => {
     expect(fastParseFrontmatter(cases[1]!)).toBeDefined();
     expect(fastParseFrontmatter(cases[2]!)).toBeDefined();
   });
+
+  it('a float that overflows is declined (the full parser keeps it JSON-safe: a string)', () => {
+    expect(fastParseFrontmatter('a:\n- 4E308\n- a\n')).toBeUndefined();
+    expect(parseFrontmatterYamlFull('a:\n- 4E308\n- -1e400\n')).toEqual({
+      ok: true,
+      data: { a: ['Infinity', '-Infinity'] },
+    });
+  });
 });
 
 describe('parsePageText', () => {
