@@ -2,6 +2,24 @@
 import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 
+/** Only the HTTP layer imports Fastify. */
+const NO_FASTIFY = {
+  group: ['fastify', '@fastify/*', 'find-my-way'],
+  message: 'only the HTTP layer (app.ts, http/, routes/) imports Fastify',
+};
+
+/** HttpError is the HTTP layer's own wiring-fault type. */
+const NO_HTTP_ERROR = {
+  group: ['**/http/http-error.js', './http-error.js'],
+  message: "throw a domain error (src/shared/domain-errors.ts); HttpError is the HTTP layer's own",
+};
+
+/**
+ * The `no-restricted-imports` rule forbidding the given import patterns.
+ * @param {...{ group: string[], message: string }} patterns
+ */
+const restrictImports = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+
 export default tseslint.config(
   { ignores: ['dist/', 'node_modules/', 'web/dist/', 'coverage/', '.cache/', 'test/support/neo4j/target/'] },
   js.configs.recommended,
@@ -36,21 +54,7 @@ export default tseslint.config(
     files: ['src/**/*.ts'],
     ignores: ['src/server/app.ts', 'src/server/http/**', 'src/server/routes/**'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['fastify', '@fastify/*', 'find-my-way'],
-              message: 'only the HTTP layer (app.ts, http/, routes/) imports Fastify',
-            },
-            {
-              group: ['**/http/http-error.js', './http-error.js'],
-              message: "throw a domain error (src/shared/domain-errors.ts); HttpError is the HTTP layer's own",
-            },
-          ],
-        },
-      ],
+      ...restrictImports(NO_FASTIFY, NO_HTTP_ERROR),
     },
   },
   {
@@ -71,45 +75,19 @@ export default tseslint.config(
     // server's conversions and `pks contrib parser`: shared → parser-api → server/cli, never back.
     files: ['src/parser-api/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['fastify', '@fastify/*', 'find-my-way'],
-              message: 'only the HTTP layer (app.ts, http/, routes/) imports Fastify',
-            },
-            {
-              group: ['**/server/**', '**/cli/**', '**/wiki/**', '**/quantum/**', '**/web/**'],
-              message: 'src/parser-api/ builds on src/shared/ only; the server and pks import it, not the other way',
-            },
-          ],
-        },
-      ],
+      ...restrictImports(NO_FASTIFY, {
+        group: ['**/server/**', '**/cli/**', '**/wiki/**', '**/quantum/**', '**/web/**'],
+        message: 'src/parser-api/ builds on src/shared/ only; the server and pks import it, not the other way',
+      }),
     },
   },
   {
     files: ['src/shared/**/*.ts'],
     rules: {
-      'no-restricted-imports': [
-        'error',
-        {
-          patterns: [
-            {
-              group: ['fastify', '@fastify/*', 'find-my-way'],
-              message: 'only the HTTP layer (app.ts, http/, routes/) imports Fastify',
-            },
-            {
-              group: ['**/http/http-error.js', './http-error.js'],
-              message: "throw a domain error (src/shared/domain-errors.ts); HttpError is the HTTP layer's own",
-            },
-            {
-              group: ['**/parser-api/**', '**/server/**', '**/cli/**', '**/wiki/**', '**/quantum/**', '**/web/**'],
-              message: 'src/shared/ is the bottom layer: it imports nothing else of the project',
-            },
-          ],
-        },
-      ],
+      ...restrictImports(NO_FASTIFY, NO_HTTP_ERROR, {
+        group: ['**/parser-api/**', '**/server/**', '**/cli/**', '**/wiki/**', '**/quantum/**', '**/web/**'],
+        message: 'src/shared/ is the bottom layer: it imports nothing else of the project',
+      }),
     },
   },
   {

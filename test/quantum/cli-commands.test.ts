@@ -2,12 +2,12 @@
 import { mkdtemp, readFile, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { PassThrough } from 'node:stream';
 import { Command } from 'commander';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { CommandHost } from '../../src/cli/commands/host.js';
 import { registerQuantumTools } from '../../src/cli/commands/quantum/index.js';
 import { runPks } from '../../src/cli/main.js';
+import { capturingIO } from '../cli/support/captured-io.js';
 
 let dir: string;
 let savedXdg: string | undefined;
@@ -35,20 +35,9 @@ afterAll(() => {
 
 /** Runs `pks` in-process (the real program, context and exit-code mapping). */
 async function pks(argv: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
-  let stdout = '';
-  let stderr = '';
-  const code = await runPks(argv, {
-    stdout: (t) => (stdout += t),
-    stderr: (t) => (stderr += t),
-    stderrControl: () => {},
-    stdoutStream: new PassThrough(),
-    stdin: new PassThrough(),
-    stdinIsTTY: false,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    columns: () => 80,
-  });
-  return { code, stdout, stderr };
+  const out = { stdout: '', stderr: '' };
+  const code = await runPks(argv, capturingIO(out, { stderrControl: () => {} }));
+  return { code, ...out };
 }
 
 describe('the quantum tools', () => {

@@ -114,9 +114,14 @@ describe('contrib parser <id> (single mode)', () => {
     expect(task.token).toBe('tok-a');
     const result = await run.done;
     expect(result.code).toBe(0);
+    const claim = /^Claim taken for (\S+) \(claim (\S+), expires (\S+)\); submitting (\S+) to the parser\.$/m.exec(
+      result.stderr,
+    );
+    expect(claim?.slice(1)).toEqual([id, expect.any(String), expect.any(String), `${arxiv.baseUrl}/pdf/${id}`]);
     expect(result.stderr).toBe(
-      'parser key ring: 1 key(s) loaded\nparser state: pending\nparser state: running [2/12]\n' +
-        'parser state: running [3/12]\nparser state: done\n',
+      `parser key ring: 1 key(s) loaded\n${claim![0]}\nparser state: pending\nparser state: running [2/12]\n` +
+        `parser state: running [3/12]\nparser state: done\nUploaded ${id}; the server released the claim. ` +
+        "The upload's answer:\n",
     );
     expect(JSON.parse(result.stdout)).toMatchObject({
       preprint_id: id,

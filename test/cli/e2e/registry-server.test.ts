@@ -11,6 +11,7 @@ import { addPaper } from '../../server/access/support/papers.js';
 import { startAccessServer, type AccessServer } from '../support/access-server.js';
 import { pdfBytes } from '../../server/papers/helpers.js';
 import { storePaper } from '../../server/papers/registry-support.js';
+import { expectPrints } from '../support/expect-output.js';
 import { loggedInHome, pks, type PksHome } from '../support/pks.js';
 
 const PAT = 'cli-registry-system-pat-0123456789';
@@ -45,16 +46,15 @@ afterEach(() => h.cleanup());
 
 describe('against a real pksd (paper access off)', () => {
   it('paper list: count, page, one line per stored version; filters and --json', async () => {
-    const run = await pks(h, ['paper', 'list', '--sort', 'id']);
-    expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toBe(
+    await expectPrints(
+      h,
+      ['paper', 'list', '--sort', 'id'],
       [
         '3 paper(s) (page 1 of 1)',
         '2507.00001v1  md:yes  pdf:yes  (no title)',
         '2507.00002v1  md:no  pdf:yes  (no title)',
         'quant-ph/9508027v1  md:yes  pdf:yes  (no title)',
-        '',
-      ].join('\n'),
+      ],
     );
     const filtered = await pks(h, ['paper', 'list', '--has-md', 'false', '--per-page', '1']);
     expect(filtered.stdout).toBe('1 paper(s) (page 1 of 1)\n2507.00002v1  md:no  pdf:yes  (no title)\n');
@@ -92,41 +92,24 @@ describe('against a real pksd (paper access off)', () => {
   });
 
   it('paper status with several ids: the batch probe, one line per id in request order', async () => {
-    const run = await pks(h, [
-      'paper',
-      'status',
-      '2507.00001',
-      'quant-ph/9508027v1',
-      '2507.00002v1',
-      '2509.00001',
-      'x!',
-    ]);
-    expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toBe(
+    await expectPrints(
+      h,
+      ['paper', 'status', '2507.00001', 'quant-ph/9508027v1', '2507.00002v1', '2509.00001', 'x!'],
       [
         '2507.00001 → 2507.00001v1  md:yes pdf:yes cached',
         'quant-ph/9508027v1 → quant-ph/9508027v1  md:yes pdf:yes cached',
         '2507.00002v1 → 2507.00002v1  md:no pdf:yes unavailable',
         '2509.00001 → -  md:no pdf:no not found',
         'x! → -  md:no pdf:no invalid paper id',
-        '',
-      ].join('\n'),
+      ],
     );
   });
 
   it('paper figures: the figure with its caption and images, the image in no figure', async () => {
-    const run = await pks(h, ['paper', 'figures', '2507.00001v1']);
-    expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toBe(
-      [
-        'Figure 1: The widget, from two sides.',
-        '  w1.png',
-        '  w2.png',
-        '',
-        'Images in no figure:',
-        '  spare.png',
-        '',
-      ].join('\n'),
+    await expectPrints(
+      h,
+      ['paper', 'figures', '2507.00001v1'],
+      ['Figure 1: The widget, from two sides.', '  w1.png', '  w2.png', '', 'Images in no figure:', '  spare.png'],
     );
     const none = await pks(h, ['paper', 'figures', '2507.00002v1']);
     expect(none.stdout).toBe(
@@ -135,15 +118,10 @@ describe('against a real pksd (paper access off)', () => {
   });
 
   it('paper lookup: a stored paper is hosted (markdown ready or not); an unknown ref unresolved', async () => {
-    const run = await pks(h, ['paper', 'lookup', 'arxiv:2507.00001', 'arxiv:2507.00002v1', 'doi:10.1234/nothing']);
-    expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toBe(
-      [
-        'arxiv:2507.00001: hosted, markdown ready',
-        'arxiv:2507.00002v1: hosted',
-        'doi:10.1234/nothing: unresolved',
-        '',
-      ].join('\n'),
+    await expectPrints(
+      h,
+      ['paper', 'lookup', 'arxiv:2507.00001', 'arxiv:2507.00002v1', 'doi:10.1234/nothing'],
+      ['arxiv:2507.00001: hosted, markdown ready', 'arxiv:2507.00002v1: hosted', 'doi:10.1234/nothing: unresolved'],
     );
   });
 

@@ -3,15 +3,15 @@
  * (test/cli/support/registry-double.ts): the exact line formats, `--json`, the options (validated before any
  * request, exit 2), the requests sent, and the exit codes.
  */
-import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { PaperDetail, RegistryJob, RegistryJobs } from '../../../src/shared/api/registry.js';
+import { expectPrints } from '../support/expect-output.js';
 import { loggedInHome, PKS_BIN, pks, spawnPks, waitForOutput, type PksHome } from '../support/pks.js';
 import { startRegistryDouble, type RegistryDouble, type StandInPaper } from '../support/registry-double.js';
 import { loggedInDouble } from '../support/server-double.js';
+import { TmuxTerminal } from '../support/terminal.js';
 
 let h: PksHome;
 let api: RegistryDouble;
@@ -157,16 +157,15 @@ const query = (method: string, p: string, i = 0) =>
 
 describe('paper list', () => {
   it('prints the count and page, then one line per paper (newest first); sends the defaults', async () => {
-    const run = await pks(h, ['paper', 'list']);
-    expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toBe(
+    await expectPrints(
+      h,
+      ['paper', 'list'],
       [
         '3 paper(s) (page 1 of 1)',
         `2502.00020v1  md:yes  pdf:no  ${LONG_TITLE}`,
         '2501.00010v1  md:yes  pdf:yes  Quantum widgets for everyone',
         'quant-ph/9508027v2  md:no  pdf:yes  (no title)',
-        '',
-      ].join('\n'),
+      ],
     );
     expect(query('GET', '/api/papers')).toEqual({ sort: 'updated_at', page: '1', per_page: '20' });
     const call = api.calls('GET', '/api/papers')[0]!;
@@ -264,9 +263,9 @@ describe('paper list', () => {
 
 describe('paper show', () => {
   it('title, authors, published, DOI, versions with sizes, claim and jobs in words', async () => {
-    const run = await pks(h, ['paper', 'show', '2501.00010']);
-    expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toBe(
+    await expectPrints(
+      h,
+      ['paper', 'show', '2501.00010'],
       [
         '2501.00010',
         'Title:     Quantum widgets for everyone',
@@ -278,8 +277,7 @@ describe('paper show', () => {
         '  v1: PDF 1.2 MiB, markdown 34.5 KiB, 2 images; updated 2026-05-01T12:00:00Z',
         'Claim:     none',
         'Jobs:      none',
-        '',
-      ].join('\n'),
+      ],
     );
   });
 
@@ -348,25 +346,16 @@ describe('paper show', () => {
 
 describe('paper status', () => {
   it('two or more ids → the batch probe, one line per id in request order', async () => {
-    const run = await pks(h, [
-      'paper',
-      'status',
-      '2501.00010',
-      'quant-ph/9508027v1',
-      '2501.77777v1',
-      '2501.77777',
-      'x!',
-    ]);
-    expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toBe(
+    await expectPrints(
+      h,
+      ['paper', 'status', '2501.00010', 'quant-ph/9508027v1', '2501.77777v1', '2501.77777', 'x!'],
       [
         '2501.00010 → 2501.00010v1  md:yes pdf:yes cached',
         'quant-ph/9508027v1 → quant-ph/9508027v1  md:no pdf:yes none',
         '2501.77777v1 → 2501.77777v1  md:no pdf:no none',
         '2501.77777 → -  md:no pdf:no not found',
         'x! → -  md:no pdf:no invalid paper id',
-        '',
-      ].join('\n'),
+      ],
     );
     expect(query('GET', '/api/papers/status/batch')).toEqual({
       ids: '2501.00010,quant-ph/9508027v1,2501.77777v1,2501.77777,x!',
@@ -444,25 +433,16 @@ describe('paper lookup', () => {
   });
 
   it('one line per ref: hosted / not hosted, markdown ready, year and title; unresolved', async () => {
-    const run = await pks(h, [
-      'paper',
-      'lookup',
-      'arxiv:2501.00010',
-      'doi:10.1234/gadgets',
-      'openalex:W9',
-      'doi:10.9/unknown',
-      'isbn:123',
-    ]);
-    expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toBe(
+    await expectPrints(
+      h,
+      ['paper', 'lookup', 'arxiv:2501.00010', 'doi:10.1234/gadgets', 'openalex:W9', 'doi:10.9/unknown', 'isbn:123'],
       [
         'arxiv:2501.00010: hosted, markdown ready (2025) — Quantum widgets for everyone',
         'doi:10.1234/gadgets: not hosted (2019) — Gadgets',
         'openalex:W9: hosted',
         'doi:10.9/unknown: unresolved',
         'isbn:123: unresolved',
-        '',
-      ].join('\n'),
+      ],
     );
     expect(query('GET', '/api/papers/lookup')).toEqual({
       ids: 'arxiv:2501.00010,doi:10.1234/gadgets,openalex:W9,doi:10.9/unknown,isbn:123',
@@ -513,9 +493,9 @@ describe('paper lookup', () => {
 
 describe('paper figures', () => {
   it('one block per figure (caption on one line, then its image names); images in no figure last', async () => {
-    const run = await pks(h, ['paper', 'figures', '2501.00010v1']);
-    expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toBe(
+    await expectPrints(
+      h,
+      ['paper', 'figures', '2501.00010v1'],
       [
         'Figure 1: A widget in two parts.',
         '  fig1a.png',
@@ -529,8 +509,7 @@ describe('paper figures', () => {
         '',
         'Images in no figure:',
         '  logo.png',
-        '',
-      ].join('\n'),
+      ],
     );
   });
 
@@ -615,16 +594,15 @@ describe('paper get image / images', () => {
 
 describe('paper fetch', () => {
   it('one line per item, then enqueued N/M; exit 0 when N > 0', async () => {
-    const run = await pks(h, ['paper', 'fetch', '2501.00010', 'https://arxiv.org/abs/2509.00001v2', 'not-an-id']);
-    expect(run).toMatchObject({ code: 0, stderr: '' });
-    expect(run.stdout).toBe(
+    await expectPrints(
+      h,
+      ['paper', 'fetch', '2501.00010', 'https://arxiv.org/abs/2509.00001v2', 'not-an-id'],
       [
         'enqueued 2501.00010 -> 2501.00010v1 (cached)',
         'enqueued https://arxiv.org/abs/2509.00001v2 -> 2509.00001v2 (queued)',
         'failed not-an-id: invalid paper id',
         'enqueued 2/3',
-        '',
-      ].join('\n'),
+      ],
     );
     const sent = JSON.parse(api.calls('POST', '/api/papers/fetch')[0]!.body.toString()) as unknown;
     expect(sent).toEqual({
@@ -836,31 +814,11 @@ describe('answers that are not what the route promises (a proxy in between)', ()
 });
 
 describe('on a terminal (tmux)', () => {
-  const socket = `pks-registry-${randomBytes(4).toString('hex')}`;
-  const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
-  afterEach(() => {
-    try {
-      tmux('kill-server');
-    } catch {
-      // already gone
-    }
-  });
+  const terminal = new TmuxTerminal('pks-registry');
+  afterEach(() => terminal.close());
 
-  async function onScreen(command: string, name: string, width = 100): Promise<string> {
-    const script = path.join(h.home, `${name}.sh`);
-    writeFileSync(
-      script,
-      `cd ${h.cwd}\nexport HOME=${h.home} PATH=${process.env['PATH']}\n${command}\necho EXIT=$?\nsleep 60\n`,
-    );
-    tmux('new-session', '-d', '-s', name, '-x', String(width), '-y', '40', `sh ${script}`);
-    const deadline = Date.now() + 30_000;
-    for (;;) {
-      const screen = tmux('capture-pane', '-p', '-t', name);
-      if (/EXIT=\d+/.test(screen)) return screen;
-      if (Date.now() > deadline) throw new Error(`no exit on screen:\n${screen}`);
-      await new Promise((r) => setTimeout(r, 100));
-    }
-  }
+  const onScreen = (command: string, name: string, width = 100): Promise<string> =>
+    terminal.onScreen(h, command, name, { width, height: 40 });
 
   it('paper list cuts titles to the terminal width; piped they stay whole', async () => {
     const screen = await onScreen(`node ${PKS_BIN} paper list`, 'list', 80);

@@ -2,27 +2,22 @@
  * Progress on a terminal (inside tmux): one line redrawn in place; piped, the plain line-per-event text.
  * Needs tmux (installed by scripts/install-test-deps.sh).
  */
-import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { PKS_BIN, type PksHome } from '../support/pks.js';
 import { snapshot, loggedInDouble, type Reply, type ServerDouble } from '../support/server-double.js';
+import { TmuxTerminal } from '../support/terminal.js';
 
 let h: PksHome;
 let api: ServerDouble;
 let close: () => Promise<void>;
-const socket = `pks-test-${randomBytes(4).toString('hex')}`;
-const tmux = (...args: string[]) => execFileSync('tmux', ['-L', socket, ...args], { encoding: 'utf8' });
+const terminal = new TmuxTerminal();
 
 beforeEach(async () => ({ h, api, close } = await loggedInDouble('pat_tty_1234567')));
 afterEach(async () => {
-  try {
-    tmux('kill-server');
-  } catch {
-    // already gone
-  }
+  terminal.close();
   await close();
 });
 
@@ -35,21 +30,8 @@ const waiting = (n: number): Reply => ({
 });
 
 /** Runs `command` in a fresh tmux window (a real terminal), returns the screen once `EXIT=<code>` shows. */
-async function onScreen(command: string, name: string): Promise<string> {
-  const script = path.join(h.home, `${name}.sh`);
-  writeFileSync(
-    script,
-    `cd ${h.cwd}\nexport HOME=${h.home} PATH=${process.env['PATH']}\n${command}\necho EXIT=$?\nsleep 60\n`,
-  );
-  tmux('new-session', '-d', '-s', name, '-x', '150', '-y', '30', `sh ${script}`);
-  const deadline = Date.now() + 30_000;
-  for (;;) {
-    const screen = tmux('capture-pane', '-p', '-t', name);
-    if (/EXIT=\d+/.test(screen)) return screen;
-    if (Date.now() > deadline) throw new Error(`no exit on screen:\n${screen}`);
-    await new Promise((r) => setTimeout(r, 100));
-  }
-}
+const onScreen = (command: string, name: string): Promise<string> =>
+  terminal.onScreen(h, command, name, { width: 150, height: 30 });
 
 describe('progress on a terminal', () => {
   it('paper get: the eta line is redrawn in place; piped it is one line per poll', async () => {

@@ -24,12 +24,8 @@ import {
 } from '../../../src/shared/api/registry.js';
 import { JobSnapshot } from '../../../src/shared/api/jobs.js';
 import { parsePreprintId } from '../../../src/shared/ids.js';
-import {
-  sendJson,
-  startHttpDouble,
-  type HttpDouble,
-  type RecordedRequest,
-} from '../../support/upstreams/http-double.js';
+import { sendJson, startHttpDouble } from '../../support/upstreams/http-double.js';
+import { versionedDouble, type VersionedDouble } from './server-double.js';
 
 /** One stored paper of the catalogue (one stored version per paper is enough for the client's formats). */
 export interface StandInPaper {
@@ -42,8 +38,7 @@ export interface StandInPaper {
   readonly zip?: Buffer;
 }
 
-export interface RegistryDouble extends HttpDouble {
-  version: string;
+export interface RegistryDouble extends VersionedDouble {
   readonly papers: StandInPaper[];
   /** Lookup answers by ref; a ref not listed is unresolved. */
   readonly lookups: Map<string, Omit<LookupItem, 'ref'>>;
@@ -51,8 +46,6 @@ export interface RegistryDouble extends HttpDouble {
   jobs: RegistryJobs[];
   /** `POST /api/papers/fetch` answers 404 when off (paper access off, §18.2). */
   paperAccess: boolean;
-  /** Requests for `path` (without query) and `method`. */
-  calls(method: string, path: string): RecordedRequest[];
 }
 
 // The wire's timestamps (CONTRACT §0.2): RFC 3339 UTC with second precision.
@@ -286,14 +279,7 @@ export async function startRegistryDouble(version = '0.1.0'): Promise<RegistryDo
     res.end(body);
   }
 
-  return {
-    ...double,
-    get version() {
-      return state.version;
-    },
-    set version(v: string) {
-      state.version = v;
-    },
+  return versionedDouble<Omit<RegistryDouble, keyof VersionedDouble>>(double, state, {
     papers: state.papers,
     lookups: state.lookups,
     get jobs() {
@@ -308,9 +294,5 @@ export async function startRegistryDouble(version = '0.1.0'): Promise<RegistryDo
     set paperAccess(on: boolean) {
       state.paperAccess = on;
     },
-    calls: (method, path) =>
-      double.requests.filter(
-        (r) => r.method === method && decodeURIComponent(new URL(r.url, 'http://stand-in.test').pathname) === path,
-      ),
-  };
+  });
 }

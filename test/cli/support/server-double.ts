@@ -20,13 +20,42 @@ export interface Reply {
   readonly headers?: Readonly<Record<string, string>>;
 }
 
-export interface ServerDouble extends HttpDouble {
+/** What every CLI server double adds to the HTTP double. */
+export interface VersionedDouble extends HttpDouble {
   /** `X-Svc-Server-Version` of every answer. */
   version: string;
+  /** Requests received for `method path` (path without query). */
+  calls(method: string, path: string): RecordedRequest[];
+}
+
+/**
+ * `double` with `version` read from and written to `state`, `calls` over its recorded requests, and the members of
+ * `extra` (getters and setters kept as such).
+ */
+export function versionedDouble<T extends object>(
+  double: HttpDouble,
+  state: { version: string },
+  extra: T,
+): VersionedDouble & T {
+  const base: VersionedDouble = {
+    ...double,
+    get version() {
+      return state.version;
+    },
+    set version(v: string) {
+      state.version = v;
+    },
+    calls: (method, path) =>
+      double.requests.filter(
+        (r) => r.method === method && decodeURIComponent(new URL(r.url, 'http://double.test').pathname) === path,
+      ),
+  };
+  return Object.defineProperties(base, Object.getOwnPropertyDescriptors(extra)) as VersionedDouble & T;
+}
+
+export interface ServerDouble extends VersionedDouble {
   /** Answers to `method path` (path without query), used in order; the last one repeats. */
   on(method: string, path: string, ...replies: Reply[]): void;
-  /** Requests received for `method path`. */
-  calls(method: string, path: string): RecordedRequest[];
   /** When each request for `method path` arrived (ms since the epoch). */
   times(method: string, path: string): number[];
 }
@@ -61,26 +90,14 @@ export async function startServerDouble(version = '0.1.0'): Promise<ServerDouble
     }
     sendJson(res, reply.status, reply.body, all);
   });
-  return {
-    ...double,
-    get version() {
-      return state.version;
-    },
-    set version(v: string) {
-      state.version = v;
-    },
+  return versionedDouble<Omit<ServerDouble, keyof VersionedDouble>>(double, state, {
     on(method, path, ...replies) {
       scripts.set(`${method} ${path}`, [...replies]);
     },
     times(method, path) {
       return arrivals.filter((a) => a.key === `${method} ${path}`).map((a) => a.at);
     },
-    calls(method, path) {
-      return double.requests.filter(
-        (r) => r.method === method && decodeURIComponent(new URL(r.url, 'http://double.test').pathname) === path,
-      );
-    },
-  };
+  });
 }
 
 /** A job snapshot (CONTRACT §11.2) with the always-present fields. */

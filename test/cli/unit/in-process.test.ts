@@ -1,9 +1,9 @@
 /** `runPks` in-process with an injected context: the credential store and the streams are the test's. */
-import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { CliContext, CliIO } from '../../../src/cli/context.js';
+import type { CliContext } from '../../../src/cli/context.js';
 import type { CredentialStore, HostCredential } from '../../../src/cli/config/hosts.js';
 import { runPks } from '../../../src/cli/main.js';
+import { capturingIO } from '../support/captured-io.js';
 
 function memoryStore(entries: Record<string, HostCredential>): CredentialStore {
   const hosts = new Map(Object.entries(entries));
@@ -17,19 +17,8 @@ function memoryStore(entries: Record<string, HostCredential>): CredentialStore {
 }
 
 async function run(argv: string[], credentials: CredentialStore) {
-  let stdout = '';
-  let stderr = '';
-  const io: CliIO = {
-    stdout: (t) => void (stdout += t),
-    stderr: (t) => void (stderr += t),
-    stderrControl: (t) => void (stderr += t),
-    stdoutStream: new PassThrough(),
-    stdin: new PassThrough(),
-    stdinIsTTY: false,
-    stdoutIsTTY: false,
-    stderrIsTTY: false,
-    columns: () => 80,
-  };
+  const out = { stdout: '', stderr: '' };
+  const io = capturingIO(out);
   const context = (): CliContext =>
     ({
       io,
@@ -40,7 +29,7 @@ async function run(argv: string[], credentials: CredentialStore) {
       },
     }) as unknown as CliContext;
   const code = await runPks(argv, io, { context });
-  return { code, stdout, stderr };
+  return { code, ...out };
 }
 
 describe('runPks with an injected context', () => {

@@ -4,8 +4,8 @@
  */
 import { PassThrough } from 'node:stream';
 import { describe, expect, it } from 'vitest';
-import type { CliIO } from '../../../src/cli/context.js';
 import { oneLine, terminalSafeIO, terminalText } from '../../../src/cli/text.js';
+import { capturingIO } from '../support/captured-io.js';
 
 describe('terminalText', () => {
   it.each([
@@ -43,17 +43,7 @@ describe('terminalSafeIO', () => {
     const out = { stdout: '', stderr: '', bytes: [] as Buffer[] };
     const stream = new PassThrough();
     stream.on('data', (c: Buffer) => out.bytes.push(c));
-    const raw: CliIO = {
-      stdout: (t) => void (out.stdout += t),
-      stderr: (t) => void (out.stderr += t),
-      stderrControl: (t) => void (out.stderr += t),
-      stdoutStream: stream,
-      stdin: new PassThrough(),
-      stdinIsTTY: false,
-      stdoutIsTTY,
-      stderrIsTTY: true,
-      columns: () => 80,
-    };
+    const raw = capturingIO(out, { stdoutStream: stream, stdoutIsTTY, stderrIsTTY: true });
     return { io: terminalSafeIO(raw), out };
   }
 

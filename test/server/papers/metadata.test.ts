@@ -182,24 +182,43 @@ describe('metadata from the arXiv API, cached', () => {
   });
 });
 
+type ServiceTiming = Pick<ConstructorParameters<typeof PaperMetadataService>[0], 'readWaitMs' | 'onKnown'>;
+
+/**
+ * `body` with a PaperMetadataService on a fresh SQLite cache and the arXiv double (no graph); afterwards the
+ * double's query gate is open again and the database removed.
+ */
+async function withMetadataService(
+  timing: ServiceTiming,
+  body: (service: PaperMetadataService) => Promise<void>,
+): Promise<void> {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pks-metadata-'));
+  const db = openDatabase(dir);
+  try {
+    const service = new PaperMetadataService({
+      cache: new SqliteMetadataCache(db),
+      graph: null,
+      arxiv: new ArxivApiClient({
+        apiUrl: `${stack.d.arxiv.baseUrl}/api/query`,
+        mailto: null,
+        limiter: new TokenBucket(1000, 2, systemClock),
+      }),
+      logger: pino({ level: 'silent' }),
+      ...timing,
+    });
+    await body(service);
+  } finally {
+    stack.d.arxiv.queryGate.open();
+    db.close();
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
 describe('PaperMetadataService', () => {
   it('concurrent requests for one paper share one upstream call', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'pks-metadata-'));
-    const db = openDatabase(dir);
-    try {
-      const e = entry(5);
-      stack.d.arxiv.entries.set('2501.00015', e);
-      const service = new PaperMetadataService({
-        cache: new SqliteMetadataCache(db),
-        graph: null,
-        arxiv: new ArxivApiClient({
-          apiUrl: `${stack.d.arxiv.baseUrl}/api/query`,
-          mailto: null,
-          limiter: new TokenBucket(1000, 2, systemClock),
-        }),
-        logger: pino({ level: 'silent' }),
-        readWaitMs: 120_000,
-      });
+    const e = entry(5);
+    stack.d.arxiv.entries.set('2501.00015', e);
+    await withMetadataService({ readWaitMs: 120_000 }, async (service) => {
       stack.d.arxiv.queryGate.close();
       const reads = [service.get('2501.00015'), service.get('2501.00015'), service.get('2501.00015')];
       await expect.poll(() => stack.d.arxiv.queryGate.held).toBe(1);
@@ -208,32 +227,15 @@ describe('PaperMetadataService', () => {
       expect(queries('2501.00015')).toBe(1);
       expect(await service.get('2501.00015')).toEqual(asMetadata(e));
       expect(queries('2501.00015')).toBe(1);
-    } finally {
-      stack.d.arxiv.queryGate.open();
-      db.close();
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 
   it('a reader waits a bounded time: past it the answer is null, and the fetch still fills the cache', async () => {
-    const dir = await mkdtemp(path.join(os.tmpdir(), 'pks-metadata-'));
-    const db = openDatabase(dir);
-    try {
-      const e = entry(6);
-      stack.d.arxiv.entries.set('2501.00016', e);
-      const known: string[] = [];
-      const service = new PaperMetadataService({
-        cache: new SqliteMetadataCache(db),
-        graph: null,
-        arxiv: new ArxivApiClient({
-          apiUrl: `${stack.d.arxiv.baseUrl}/api/query`,
-          mailto: null,
-          limiter: new TokenBucket(1000, 2, systemClock),
-        }),
-        logger: pino({ level: 'silent' }),
-        readWaitMs: 50,
-        onKnown: (id, metadata) => known.push(`${id}: ${metadata.title}`),
-      });
+    const e = entry(6);
+    stack.d.arxiv.entries.set('2501.00016', e);
+    const known: string[] = [];
+    const onKnown = (id: string, metadata: PaperMetadata) => known.push(`${id}: ${metadata.title}`);
+    await withMetadataService({ readWaitMs: 50, onKnown }, async (service) => {
       stack.d.arxiv.queryGate.close();
       expect(await service.get('2501.00016')).toBeNull();
       await expect.poll(() => stack.d.arxiv.queryGate.held).toBe(1);
@@ -242,10 +244,6 @@ describe('PaperMetadataService', () => {
       expect(known).toEqual([`2501.00016: ${e.title}`]);
       expect(await service.get('2501.00016')).toEqual(asMetadata(e));
       expect(queries('2501.00016')).toBe(1);
-    } finally {
-      stack.d.arxiv.queryGate.open();
-      db.close();
-      await rm(dir, { recursive: true, force: true });
-    }
+    });
   });
 });

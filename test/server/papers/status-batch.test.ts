@@ -12,17 +12,10 @@ import { AUTH, startBackend, type Backend } from './helpers.js';
 
 type Result = Record<string, unknown>;
 
-const result = (requested_id: string, fields: Partial<Result> = {}): Result => ({
-  requested_id,
-  resolved_id: '',
-  md_ready: false,
-  pdf_ready: false,
-  image_count: 0,
-  state: '',
-  phase: '',
-  error: '',
-  ...fields,
-});
+/** Every field but `requested_id` at its "nothing known" value. */
+const empty = { resolved_id: '', md_ready: false, pdf_ready: false, image_count: 0, state: '', phase: '', error: '' };
+
+const result = (requested_id: string, fields: Partial<Result> = {}): Result => ({ requested_id, ...empty, ...fields });
 
 describe('status/batch with paper access off', () => {
   let b: Backend;

@@ -1,32 +1,16 @@
 import type { Figures } from '../../../shared/api/registry.js';
-import { EXIT } from '../../errors.js';
 import { oneLine } from '../../text.js';
-import { defineAction, type RegisterCommand } from '../host.js';
-import { DefaultsNotes } from './access.js';
-import { addRegistryOptions, paperPath, printJson, registryOptions, requireId } from './registry.js';
+import type { RegisterCommand } from '../host.js';
+import { paperPath, registerPaperRead } from './registry.js';
 
 /** `pks paper figures <id>`: the figures of a paper's markdown (CONTRACT §16.8, `GET /api/papers/{id}/figures`). */
 export const registerPaperFigures: RegisterCommand = (parent, host) => {
-  addRegistryOptions(
-    parent
-      .command('figures')
-      .description("list a paper's figures (caption and image names), read from its stored markdown")
-      .argument('<id>', 'arXiv id (with or without version), bare old-style number, or DOI'),
-  ).action(
-    defineAction(
-      host,
-      ([id], o) => ({ id: requireId(id), ...registryOptions(o) }),
-      async (ctx, input) => {
-        const answer = await ctx
-          .api({ timeoutMs: input.timeoutMs })
-          .json<Figures>('GET', `${paperPath(input.id)}/figures`, { ok: [200] });
-        new DefaultsNotes(ctx.io.stderr, false, input.id).observe(answer);
-        if (input.json) printJson(ctx.io, answer.body);
-        else ctx.io.stdout(renderFigures(answer.body));
-        return EXIT.ok;
-      },
-    ),
-  );
+  registerPaperRead<Figures>(parent, host, {
+    name: 'figures',
+    description: "list a paper's figures (caption and image names), read from its stored markdown",
+    path: (id) => `${paperPath(id)}/figures`,
+    render: renderFigures,
+  });
 };
 
 /**

@@ -8,8 +8,9 @@ import type { CliContext, CliIO } from '../../context.js';
 import { CliExit, EXIT, UsageError } from '../../errors.js';
 import { readAll } from '../../input.js';
 import { stderrProgress } from '../../progress/line.js';
+import { defineAction, type CommandHost } from '../host.js';
 import { requestTimeoutMs } from '../options.js';
-import { encodePaperId } from './access.js';
+import { DefaultsNotes, encodePaperId } from './access.js';
 
 /**
  * Adds `--json` and `--request-timeout` (the options every registry command shares). `timeoutSeconds` is the
@@ -38,6 +39,45 @@ export function requireId(raw: string | undefined, what = 'paper id'): string {
 /** The body as JSON (indent 2) on stdout. */
 export function printJson(io: CliIO, body: unknown): void {
   io.stdout(`${JSON.stringify(body, null, 2)}\n`);
+}
+
+/** What a one-paper read command (`pks paper show`, `pks paper figures`) asks and how it shows the answer. */
+export interface PaperReadCommand<T> {
+  name: string;
+  description: string;
+  /** The request path for the (validated) paper id. */
+  path: (id: string) => string;
+  /** The answer for a terminal (without `--json`). */
+  render: (body: T) => string;
+}
+
+/**
+ * Registers `pks paper <name> <id>`: one `GET` of the paper's path, defaults notes on stderr, then the body as
+ * JSON (`--json`) or rendered.
+ */
+export function registerPaperRead<T extends object>(
+  parent: Command,
+  host: CommandHost,
+  spec: PaperReadCommand<T>,
+): void {
+  addRegistryOptions(
+    parent
+      .command(spec.name)
+      .description(spec.description)
+      .argument('<id>', 'arXiv id (with or without version), bare old-style number, or DOI'),
+  ).action(
+    defineAction(
+      host,
+      ([id], o) => ({ id: requireId(id), ...registryOptions(o) }),
+      async (ctx, input) => {
+        const answer = await ctx.api({ timeoutMs: input.timeoutMs }).json<T>('GET', spec.path(input.id), { ok: [200] });
+        new DefaultsNotes(ctx.io.stderr, false, input.id).observe(answer);
+        if (input.json) printJson(ctx.io, answer.body);
+        else ctx.io.stdout(spec.render(answer.body));
+        return EXIT.ok;
+      },
+    ),
+  );
 }
 
 export const yesNo = (flag: boolean): string => (flag ? 'yes' : 'no');

@@ -1,37 +1,22 @@
 import type { PaperDetail, PaperVersion } from '../../../shared/api/registry.js';
 import type { JobSnapshot } from '../../../shared/api/jobs.js';
-import { EXIT } from '../../errors.js';
 import { formatBytes } from '../../progress/line.js';
 import { oneLine } from '../../text.js';
-import { defineAction, type RegisterCommand } from '../host.js';
-import { DefaultsNotes, etaLine } from './access.js';
-import { addRegistryOptions, paperPath, printJson, registryOptions, requireId } from './registry.js';
+import type { RegisterCommand } from '../host.js';
+import { etaLine } from './access.js';
+import { paperPath, registerPaperRead } from './registry.js';
 
 /** Authors listed by name before the rest are counted. */
 const MAX_AUTHORS = 10;
 
 /** `pks paper show <id>`: what the server holds of one paper (CONTRACT §16.8, `GET /api/papers/{id}`). */
 export const registerPaperShow: RegisterCommand = (parent, host) => {
-  addRegistryOptions(
-    parent
-      .command('show')
-      .description('show a paper: metadata, stored versions with sizes, parser claim and running jobs')
-      .argument('<id>', 'arXiv id (with or without version), bare old-style number, or DOI'),
-  ).action(
-    defineAction(
-      host,
-      ([id], o) => ({ id: requireId(id), ...registryOptions(o) }),
-      async (ctx, input) => {
-        const answer = await ctx
-          .api({ timeoutMs: input.timeoutMs })
-          .json<PaperDetail>('GET', paperPath(input.id), { ok: [200] });
-        new DefaultsNotes(ctx.io.stderr, false, input.id).observe(answer);
-        if (input.json) printJson(ctx.io, answer.body);
-        else ctx.io.stdout(renderDetail(answer.body));
-        return EXIT.ok;
-      },
-    ),
-  );
+  registerPaperRead<PaperDetail>(parent, host, {
+    name: 'show',
+    description: 'show a paper: metadata, stored versions with sizes, parser claim and running jobs',
+    path: paperPath,
+    render: renderDetail,
+  });
 };
 
 export function renderDetail(paper: PaperDetail): string {

@@ -64,6 +64,18 @@ export const uploadTarget = (dispatch: Dispatch): UploadTarget => ({
   versionedId: requireUploadId(dispatch.id),
 });
 
+/**
+ * The answer of an upload: 201 when it wrote, 200 when everything was unchanged; `X-Catalog-Sync: deferred` when
+ * the index or graph could not be updated now.
+ */
+export function sendUploaded(
+  reply: FastifyReply,
+  result: { readonly created: boolean; readonly catalogDeferred: boolean; readonly record: unknown },
+): FastifyReply {
+  if (result.catalogDeferred) reply.header('X-Catalog-Sync', 'deferred');
+  return reply.code(result.created ? 201 : 200).send(result.record);
+}
+
 /** The path parameter of uploads and claims: a versioned id. */
 export const VERSIONED_ID = Type.String({
   pattern: VERSIONED_ID_PATTERN,

@@ -5,7 +5,7 @@ import { booleanField, mapField, querySchema, sha256Field, textField } from '../
 import { PARSER_ZIP_LIMIT } from '../../papers/upload-parser.js';
 import { headerUser, receiveFilePart, requireMultipart } from '../papers-http.js';
 import { ErrorBody, Nullable, Sha256 } from '../schemas.js';
-import { definePaperAction, uploadTarget, type PaperAction } from './action.js';
+import { definePaperAction, sendUploaded, uploadTarget, type PaperAction } from './action.js';
 import { catalogSync, Collision, storeError } from './upload-answers.js';
 
 const ParserUploaded = Type.Object(
@@ -82,8 +82,7 @@ export function uploadParserAction(ctx: AppContext): PaperAction {
         uploadedBy: headerUser(request, ctx.config.userHeader),
         staged,
       });
-      if (result.catalogDeferred) reply.header('X-Catalog-Sync', 'deferred');
-      return reply.code(result.created ? 201 : 200).send(result.record);
+      return sendUploaded(reply, result);
     },
   });
 }

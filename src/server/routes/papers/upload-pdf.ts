@@ -5,7 +5,7 @@ import { booleanField, querySchema, sha256Field } from '../../http/query-schema.
 import { PDF_UPLOAD_LIMIT } from '../../papers/upload-pdf.js';
 import { headerUser, receiveFilePart, requireMultipart } from '../papers-http.js';
 import { ErrorBody, Sha256 } from '../schemas.js';
-import { definePaperAction, uploadTarget, type PaperAction } from './action.js';
+import { definePaperAction, sendUploaded, uploadTarget, type PaperAction } from './action.js';
 import { catalogSync, Collision, storeError } from './upload-answers.js';
 
 const PdfUploaded = Type.Object(
@@ -57,8 +57,7 @@ export function uploadPdfAction(ctx: AppContext): PaperAction {
         uploadedBy: headerUser(request, ctx.config.userHeader),
         staged,
       });
-      if (result.catalogDeferred) reply.header('X-Catalog-Sync', 'deferred');
-      return reply.code(result.created ? 201 : 200).send(result.record);
+      return sendUploaded(reply, result);
     },
   });
 }

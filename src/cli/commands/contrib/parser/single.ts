@@ -29,6 +29,11 @@ export async function runSingle(c: Contributor, id: string): Promise<number> {
   const { claim } = vetting;
   try {
     if (vetting.kind === 'refused') throw new PaperFailure(vetting.problem);
+    // Say what is happening, as the original client does: the claim taken, what goes to the parser.
+    ctx.io.stderr(
+      `Claim taken for ${claim.preprint_id} (claim ${claim.claim_id}, expires ${claim.expires_at}); ` +
+        `submitting ${claim.pdf_url} to the parser.\n`,
+    );
     const zipUrl = await parseClaim(c, claim);
     return await withTempDir(!c.input.push, async (dir) => {
       const zip = path.join(dir, zipName(claim.key));
@@ -48,6 +53,7 @@ export async function runSingle(c: Contributor, id: string): Promise<number> {
       c.progress.end();
       if (!uploaded.ok) throw new PaperFailure(uploaded.message);
       c.claims.forget(claim);
+      ctx.io.stderr(`Uploaded ${claim.preprint_id}; the server released the claim. The upload's answer:\n`);
       ctx.io.stdout(`${JSON.stringify(uploaded.body, null, 2)}\n`);
       return EXIT.ok;
     });
