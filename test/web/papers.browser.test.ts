@@ -375,14 +375,15 @@ describe.skipIf(!CHROMIUM)('web front end: papers', () => {
       await d?.close();
     });
 
-    /** The rows of the papers list as [id, flags]. */
+    /** The rows of the papers list as [id, flags] (a row with a title shows its id beside it). */
     const listRows = (page: WebPage['page']) =>
       page
         .getByRole('region', { name: 'Stored papers' })
         .locator('tbody tr')
         .evaluateAll((trs) =>
           trs.map((tr) => [
-            tr.querySelector('td[data-label="Paper"] .paper-row-id, td[data-label="Paper"] a')?.textContent,
+            (tr.querySelector('td[data-label="Paper"] .paper-row-id') ?? tr.querySelector('td[data-label="Paper"] a'))
+              ?.textContent,
             [...tr.querySelectorAll('.badge')].map((b) => b.textContent).join(' · '),
           ]),
         );
@@ -411,6 +412,15 @@ describe.skipIf(!CHROMIUM)('web front end: papers', () => {
       ]);
       expect(await page.getByText('Page 2 of 2').count()).toBe(1);
       expect(await page.getByRole('button', { name: 'Next' }).isDisabled()).toBe(true);
+      // The uploads fetched the paper's metadata in the background: once it is in, both versions show its title.
+      const titled = page.getByRole('link', { name: 'Entanglement witnesses in practice' });
+      await expect
+        .poll(async () => {
+          await page.reload();
+          await expect.poll(() => count(page).textContent()).toBe('21–24 of 24 papers');
+          return titled.count();
+        })
+        .toBe(2);
 
       // A search goes back to the first page; the title and the id are searched.
       await page.getByLabel('Title or id contains').fill('00010');
