@@ -17,9 +17,10 @@ sudo=""
 if [ "$(id -u)" -ne 0 ] && command -v sudo >/dev/null; then sudo="sudo"; fi
 
 # --- Python tools in a project-local virtual environment: moto (S3 server), Schemathesis (API fuzzing), ---
-# --- qiskit + qiskit-aer + qiskit-qasm3-import (the quantum tools' oracle). Reinstalled when the list changes. --
+# --- qiskit + qiskit-aer + qiskit-qasm3-import (the quantum tools' oracle), mpmath (high-precision references), mcp (the
+# --- official Python MCP client, a second client of /mcp). Reinstalled when the list changes. ---------------------
 venv="$root/.cache/venv"
-py_reqs="moto[server]>=5.1 schemathesis>=4.0 qiskit>=2.0 qiskit-aer>=0.17 qiskit-qasm3-import>=0.5"
+py_reqs="moto[server]>=5.1 schemathesis>=4.0 qiskit>=2.0 qiskit-aer>=0.17 qiskit-qasm3-import>=0.5 mcp>=1.20 mpmath>=1.3"
 py_stamp="$venv/.pks-requirements"
 if [ ! -x "$venv/bin/python" ] || [ "$(cat "$py_stamp" 2>/dev/null)" != "$py_reqs" ]; then
   log "creating the Python virtual environment $venv ($py_reqs)"

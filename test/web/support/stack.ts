@@ -18,7 +18,8 @@ import { openPage, type WebPage } from './browser.js';
 import type { PageGlobals } from './page-globals.js';
 
 export const SYSTEM_PAT = 'web-tests-system-pat-0001';
-export const WEB_DIST = path.join(REPO_ROOT, 'web/dist');
+/** `PKS_TEST_WEB_DIST` lets parallel work build and test its own copy of the front end. */
+export const WEB_DIST = process.env.PKS_TEST_WEB_DIST ?? path.join(REPO_ROOT, 'web/dist');
 
 const run = promisify(execFile);
 
