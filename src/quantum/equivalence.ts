@@ -3,6 +3,7 @@
  * `max |U_jk − e^{iφ} V_jk| ≤ tol`. Works on any interleaved complex arrays of equal length (unitaries by columns
  * or statevectors).
  */
+import { reduceAngle } from './angles.js';
 
 export interface PhaseComparison {
   /** φ with U ≈ e^{iφ}·V, normalised to (−π, π]. */
@@ -12,12 +13,10 @@ export interface PhaseComparison {
   readonly equivalent: boolean;
 }
 
-/** Normalises an angle to (−π, π]. */
+/** Normalises an angle to (−π, π] (exactly, at any magnitude: see `reduceAngle`). */
 export function normalizeAngle(phi: number): number {
-  let x = phi % (2 * Math.PI);
-  if (x <= -Math.PI) x += 2 * Math.PI;
-  else if (x > Math.PI) x -= 2 * Math.PI;
-  return x;
+  const x = reduceAngle(phi);
+  return x <= -Math.PI ? Math.PI : x;
 }
 
 /** max |u_i − e^{iφ} v_i|. */

@@ -26,8 +26,17 @@ export {
   type Counts,
 } from './sim/sampling.js';
 export { compareUpToPhase, innerProduct, normalizeAngle, type PhaseComparison } from './equivalence.js';
+export { addAngles, reduceAngle, reduceAngle4Pi } from './angles.js';
 export { PRIMITIVES, findPrimitive, qftGates, iqftGates, type Primitive } from './designer/primitives.js';
-export { parseAssignment, parseParamValue, validateParams, type ParamMap, type ParamValue } from './designer/params.js';
+export {
+  InvalidParameterError,
+  markedBitstring,
+  parseAssignment,
+  parseParamValue,
+  validateParams,
+  type ParamMap,
+  type ParamValue,
+} from './designer/params.js';
 export { inferPrimitives } from './designer/infer.js';
 export { loadAlgorithmInput, primitiveIdFromPageId, type AlgorithmInput } from './designer/input.js';
 export { designCircuit, type DesignOptions, type DesignResult } from './designer/design.js';
@@ -40,6 +49,9 @@ export {
   type OptimizationStats,
 } from './optimizer/optimize.js';
 export { zyzAngles } from './optimizer/zyz.js';
+export { lowerGate, lowerGates, multiControlledPhase } from './optimizer/lower.js';
+export { basisCost, optimizeInBasis, type BasisCost } from './optimizer/basis.js';
+export { cancelCommuting } from './optimizer/commute.js';
 export { BACKENDS, defaultDescription, generateCode, type Backend, type CodegenOptions } from './codegen/generate.js';
 export { formatAngle } from './codegen/forms.js';
 export { detectBackend, parseProgram, type ParsedProgram } from './codegen/parse.js';

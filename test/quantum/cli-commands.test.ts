@@ -27,6 +27,10 @@ beforeAll(async () => {
       },
     }),
   );
+  await writeFile(
+    path.join(dir, 'grover.json'),
+    JSON.stringify({ id: 'grover', name: 'Grover', primitives: ['primitive_amplitude_amplification'] }),
+  );
 });
 afterAll(() => {
   if (savedXdg === undefined) delete process.env.XDG_CONFIG_HOME;
@@ -66,6 +70,36 @@ describe('the quantum tools', () => {
     expect((await pks(['estimator'])).code).toBe(2);
     expect((await pks(['validator', 'c.json', '--n-shots', '0'])).code).toBe(2);
     expect((await pks(['extractor', 'nope'])).code).toBe(2);
+  });
+
+  /** With 3 qubits `marked=10` used to mark |010⟩ and `marked=0111` |111⟩, silently. */
+  const MARKED: [string, number, string][] = [
+    ['10', 3, 'parameter marked=10: a marked state of 3 qubits is a bitstring of exactly 3 bits or an integer below 8'],
+    [
+      '0111',
+      3,
+      'parameter marked=0111: a marked state of 3 qubits is a bitstring of exactly 3 bits or an integer below 8',
+    ],
+    ['9', 3, 'parameter marked=9: a marked state of 3 qubits is a bitstring of exactly 3 bits or an integer below 8'],
+    ['0a', 2, 'parameter marked=0a: a marked state of 2 qubits is a bitstring of exactly 2 bits or an integer below 4'],
+    ['', 2, 'parameter marked=: a marked state of 2 qubits is a bitstring of exactly 2 bits or an integer below 4'],
+  ];
+  it.each(MARKED)(
+    'designer -p marked=%s with n = %i: usage error (2) naming the parameter',
+    async (value, n, message) => {
+      const r = await pks(['designer', path.join(dir, 'grover.json'), '-p', `n=${n}`, '-p', `marked=${value}`]);
+      expect(r).toMatchObject({ code: 2, stdout: '', stderr: `Error: ${message}\n` });
+    },
+  );
+
+  it('designer -p marked=011 and marked=3 (an integer below 2^n) both mark |011⟩', async () => {
+    for (const value of ['011', '3']) {
+      const out = path.join(dir, `grover-${value}.json`);
+      const r = await pks(['designer', path.join(dir, 'grover.json'), '-p', 'n=3', '-p', `marked=${value}`, '-o', out]);
+      expect(r.code, value).toBe(0);
+      const ir = JSON.parse(await readFile(out, 'utf8')) as { metadata: { circuit_params: { marked: string } } };
+      expect(ir.metadata.circuit_params.marked, value).toBe('011');
+    }
   });
 
   it('codegen without an argument is a usage error (2)', async () => {

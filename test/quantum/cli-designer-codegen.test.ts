@@ -36,7 +36,7 @@ describe('pks designer', () => {
     expect(parseDesignerOptions(undefined, { listPrimitives: true }).listPrimitives).toBe(true);
     expect(parseDesignerOptions('x', { param: ['n=4', 'marked=011', 'flag=true'] }).params).toEqual({
       n: 4,
-      marked: 11,
+      marked: '011',
       flag: true,
     });
   });

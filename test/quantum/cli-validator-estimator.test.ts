@@ -120,6 +120,56 @@ describe('pks validator', () => {
     expect(out.stdout).toBe('');
   });
 
+  /** Every path checks the width before it allocates 2^n amplitudes (was "Array buffer allocation failed"). */
+  const WIDE: [string, number, Record<string, unknown>, string][] = [
+    [
+      'test suite',
+      31,
+      { testSuite: 'suite.yaml' },
+      'Test suite could not run: circuit too wide to simulate: 31 qubits (max 26)',
+    ],
+    [
+      'test suite',
+      40,
+      { testSuite: 'suite.yaml' },
+      'Test suite could not run: circuit too wide to simulate: 40 qubits (max 26)',
+    ],
+    [
+      'test suite',
+      27,
+      { testSuite: 'suite.yaml' },
+      'Test suite could not run: circuit too wide to simulate: 27 qubits (max 26)',
+    ],
+    [
+      'sampling',
+      31,
+      { reference: 'WIDE', method: 'sampling' },
+      'Equivalence check failed: circuit too wide to simulate: 31 qubits (max 26)',
+    ],
+    [
+      'statevector',
+      31,
+      { reference: 'WIDE', method: 'statevector' },
+      'Equivalence check failed: statevector method needs at most 26 qubits; the circuit has 31',
+    ],
+    [
+      'unitary',
+      31,
+      { reference: 'WIDE', method: 'unitary' },
+      'Equivalence check failed: unitary method needs at most 10 qubits (--matrix-size-limit); the circuit has 31',
+    ],
+  ];
+  it.each(WIDE)('%s at %i qubits: a clear "too wide" error, exit 1', async (_path, n, flags, error) => {
+    const wide = f(`wide-${n}.json`);
+    await writeFile(wide, JSON.stringify({ num_qubits: n, gates: [{ name: 'H', target_qubits: [0] }] }));
+    const o = Object.fromEntries(
+      Object.entries(flags).map(([k, v]) => [k, v === 'WIDE' ? wide : k === 'testSuite' ? f(v as string) : v]),
+    );
+    const { out, io } = capture();
+    expect(await runValidator(parseValidatorOptions(wide, { ...o, format: 'json' }), io, { now: NOW })).toBe(1);
+    expect((JSON.parse(out.stdout) as { errors: string[] }).errors).toEqual([error]);
+  });
+
   it('a broken circuit names the reason', async () => {
     const { out, io } = capture();
     await runValidator(parseValidatorOptions(f('broken.json'), {}), io);

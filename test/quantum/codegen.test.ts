@@ -298,6 +298,62 @@ describe('codegen: one line per gate, exactly as the §17.4 table', () => {
     expect(formatAngle(0.1 + 0.2)).toBe('0.30000000000000004');
     expect(gateLine(gate('RX', [0], [], { theta: 0.1 + 0.2 }), 'qasm2')).toBe('rx(0.30000000000000004) q[0];');
   });
+
+  /** OpenQASM 2.0's grammar: a real has a decimal point (with an optional exponent), or is an integer. */
+  const QASM2_REAL = /^-?(?:(?:\d+\.\d*|\d*\.\d+)(?:[eE][-+]?\d+)?|\d+)$/;
+  const QASM2_LITERALS: [number, string][] = [
+    [1e-7, '1.0e-7'],
+    [-1e-7, '-1.0e-7'],
+    [1e21, '1.0e+21'],
+    [1e300, '1.0e+300'],
+    [5e-324, '5.0e-324'],
+    [2.5e-320, '2.5e-320'],
+    [2 ** -40, '9.094947017729282e-13'],
+    [1e9, '1000000000'],
+    [0.1 + 0.2, '0.30000000000000004'],
+    [-0, '0'],
+    [3, '3'],
+  ];
+  it.each(QASM2_LITERALS)('OpenQASM 2.0 writes %s as %s: the strict grammar, the same double', (x, text) => {
+    const line = gateLine(gate('RZ', [0], [], { theta: x }), 'qasm2');
+    expect(line).toBe(`rz(${text}) q[0];`);
+    expect(text.replace(/^-/, '')).toMatch(QASM2_REAL);
+    const program = generateCode(irOf([gate('RZ', [0], [], { theta: x })]), 'qasm2', { now: NOW });
+    expect(parseProgram(program).circuit.gates[0]!.params.theta).toBe(x === 0 ? 0 : x);
+  });
+
+  it('OpenQASM 2.0 declares the gates the paper qelib1.inc lacks, and reads its own declarations back', () => {
+    const gates = [
+      gate('SX', [0]),
+      gate('SWAP', [0, 1]),
+      gate('SWAP', [1, 2], [0]),
+      gate('RX', [1], [0], { theta: 0.5 }),
+      gate('RY', [1], [0], { theta: 0.25 }),
+      gate('SX', [1], [0]),
+      gate('H', [1], [0]),
+    ];
+    const program = generateCode(irOf(gates, 3), 'qasm2', { now: NOW });
+    expect(program.split('\n').slice(0, 9)).toEqual([
+      'OPENQASM 2.0;',
+      'include "qelib1.inc";',
+      'gate sx a { sdg a; h a; sdg a; }',
+      'gate swap a,b { cx a,b; cx b,a; cx a,b; }',
+      'gate cswap a,b,c { cx c,b; ccx a,b,c; cx c,b; }',
+      'gate crx(lambda) a,b { u1(pi/2) b; cx a,b; u3(-lambda/2,0,0) b; cx a,b; u3(lambda/2,-pi/2,0) b; }',
+      'gate cry(lambda) a,b { ry(lambda/2) b; cx a,b; ry(-lambda/2) b; cx a,b; }',
+      'gate csx a,b { h b; cu1(pi/2) a,b; h b; }',
+      '// Quantum circuit for algo-x',
+    ]);
+    expect(parseProgram(program).circuit.gates).toEqual(gates);
+    expect(generateCode(irOf([gate('H', [0])]), 'qasm2', { now: NOW })).not.toContain('gate ');
+    expect(() => parseProgram(program.replace('gate sx a { sdg a; h a; sdg a; }', 'gate sx a { h a; }'))).toThrow(
+      /line 3/,
+    );
+  });
+
+  it('OpenQASM 3 keeps the shortest form (its grammar takes 1e-7)', () => {
+    expect(gateLine(gate('RZ', [0], [], { theta: 1e-7 }), 'qasm3')).toBe('rz(1e-7) q[0];');
+  });
 });
 
 describe('program structure', () => {

@@ -7,13 +7,19 @@ import {
   drawCircuit,
   gate,
   inferPrimitives,
+  InvalidParameterError,
   listPrimitivesText,
   loadAlgorithmInput,
+  markedBitstring,
+  parseAssignment,
   parseParamValue,
+  probabilities,
+  simulateStatevector,
   visualizationText,
   type AlgorithmInput,
   type Gate,
   type ParamMap,
+  type ParamValue,
 } from '../../src/quantum/index.js';
 
 const SAMPLE_WIKI = path.resolve(import.meta.dirname, '../../sample-wiki');
@@ -197,15 +203,55 @@ describe('designer assembly', () => {
     expect(design(['primitive_qpe'], { phase: 1.5 }).ir.circuit.gates[4]!.params.theta).toBe(2 * PI * 4);
   });
 
-  it('marked given as -p marked=011 (typed as 11) keeps its leading zero', () => {
-    const { ir } = design(['primitive_amplitude_amplification'], { n: 3, marked: parseParamValue('011') });
+  it('marked given as -p marked=011 keeps its leading zero (kept as written, not typed as 11)', () => {
+    expect(parseAssignment('marked=011')).toEqual(['marked', '011']);
+    const { ir } = design(['primitive_amplitude_amplification'], { n: 3, marked: '011' });
     expect(ir.metadata.circuit_params.marked).toBe('011');
     expect(ir.metadata.validation_errors).toEqual([]);
   });
 
-  it('a bad marked string falls back to all ones with a note', () => {
-    const { ir } = design(['primitive_amplitude_amplification'], { n: 2, marked: '0a' });
-    expect(ir.metadata.validation_errors).toContain('parameter marked=0a is not a bitstring of length 2; using 11');
+  /** A bitstring of exactly n bits, or an integer below 2^n whose digits are not all 0s and 1s. */
+  const MARKED_OK: [ParamValue, number, string][] = [
+    ['010', 3, '010'],
+    ['00', 2, '00'],
+    [' 110 ', 3, '110'],
+    ['5', 3, '101'],
+    ['7', 3, '111'],
+    ['2', 2, '10'],
+    [5, 3, '101'],
+    [101, 3, '101'],
+    ['1023', 10, '1111111111'],
+  ];
+  it.each(MARKED_OK)('marked=%j with n = %i marks |%s⟩', (value, n, bits) => {
+    expect(markedBitstring(value, n)).toBe(bits);
+    const { ir } = design(['primitive_amplitude_amplification'], { n, marked: value });
+    expect(ir.metadata.circuit_params.marked).toBe(bits);
+    // The designed search finds that state: after ⌊π/4·√2^n⌋ iterations it is the most likely outcome.
+    const probs = probabilities(simulateStatevector(ir.circuit));
+    expect(probs.indexOf(Math.max(...probs))).toBe(Number.parseInt(bits, 2));
+  });
+
+  const MARKED_BAD: [ParamValue, number][] = [
+    ['10', 3],
+    ['0111', 3],
+    ['1', 3],
+    ['8', 3],
+    ['12', 3],
+    ['0a', 2],
+    ['', 2],
+    ['-1', 2],
+    ['1e1', 4],
+    ['0b11', 2],
+    [11, 3],
+    [1011, 3],
+    [-1, 2],
+    [2.5, 2],
+    [true, 1],
+  ];
+  it.each(MARKED_BAD)('marked=%j with n = %i is refused, naming the parameter', (value, n) => {
+    const message = `parameter marked=${String(value).trim()}: a marked state of ${n} qubits is a bitstring of exactly ${n} bits or an integer below ${2 ** n}`;
+    expect(() => markedBitstring(value, n)).toThrow(new InvalidParameterError(message));
+    expect(() => design(['primitive_amplitude_amplification'], { n, marked: value })).toThrow(InvalidParameterError);
   });
 
   it('an unknown primitive is skipped with a note; none known is an error', () => {
@@ -285,7 +331,7 @@ describe('designer input', () => {
       id: 'my-grover',
       name: 'Grover search',
       primitives: null,
-      inputParams: { n: 3, marked: 101 },
+      inputParams: { n: 3, marked: '101' },
       qubitCount: 9,
       notes: ["input parameter 'an integer' is not k=v; ignored"],
     });

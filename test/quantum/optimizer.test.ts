@@ -1,9 +1,11 @@
 import { describe, expect, it } from 'vitest';
 import {
+  basisCost,
   circuitUnitary,
   compareUpToPhase,
   gate,
   gateCount,
+  lowerGates,
   optimizeCircuit,
   type Circuit,
   type Gate,
@@ -18,21 +20,30 @@ function circuitOf(n: number, gates: Gate[]): Circuit {
 const unitaryOnly = (c: Circuit): Circuit => ({ ...c, gates: c.gates.filter((g) => g.name !== 'MEASURE') });
 
 describe('optimiser on 1,000 seeded random circuits (≤ 8 qubits, ≤ 200 gates)', () => {
-  it('O1–O3 preserve the unitary up to global phase and never lengthen the circuit', () => {
+  it('O1–O3 preserve the unitary up to global phase; O1/O2 never lengthen the circuit, O3 never its {U, CNOT} cost', () => {
     let removed = 0;
     let fused = 0;
+    let cnotsRemoved = 0;
     for (let seed = 1; seed <= 1000; seed++) {
       const c = randomCircuit(seed, { maxQubits: 8, maxGates: 200, measurements: seed % 10 === 0 });
       const reference = circuitUnitary(unitaryOnly(c)).data;
       for (const level of [1, 2, 3] as OptimizationLevel[]) {
         const { circuit: out, stats } = optimizeCircuit(c, level);
-        expect(gateCount(out), `seed ${seed} O${level}`).toBeLessThanOrEqual(gateCount(c));
+        if (level < 3) expect(gateCount(out), `seed ${seed} O${level}`).toBeLessThanOrEqual(gateCount(c));
+        else {
+          // O3 may end in {U, CNOT}: never more CNOTs, nor more gates at equal CNOTs, than the input lowered.
+          const [mine, lowered] = [basisCost(lowerGates(out.gates)), basisCost(lowerGates(c.gates))];
+          expect(mine.cnots, `seed ${seed} O3 CNOTs`).toBeLessThanOrEqual(lowered.cnots);
+          if (mine.cnots === lowered.cnots)
+            expect(mine.gates, `seed ${seed} O3 gates`).toBeLessThanOrEqual(lowered.gates);
+          cnotsRemoved += lowered.cnots - mine.cnots;
+        }
         const cmp = compareUpToPhase(circuitUnitary(unitaryOnly(out)).data, reference, 1e-9);
         expect(cmp.maxDifference, `seed ${seed} O${level}`).toBeLessThanOrEqual(1e-9);
         // Measurements are kept, in order.
         expect(out.gates.filter((g) => g.name === 'MEASURE')).toEqual(c.gates.filter((g) => g.name === 'MEASURE'));
+        if (level === 2) removed += stats.gates_removed;
         if (level === 3) {
-          removed += stats.gates_removed;
           fused += stats.gates_fused;
         }
       }
@@ -40,6 +51,7 @@ describe('optimiser on 1,000 seeded random circuits (≤ 8 qubits, ≤ 200 gates
     // The corpus exercises the optimiser (not a vacuous pass).
     expect(removed).toBeGreaterThan(5000);
     expect(fused).toBeGreaterThan(5000);
+    expect(cnotsRemoved).toBeGreaterThan(5000);
   }, 300_000);
 });
 

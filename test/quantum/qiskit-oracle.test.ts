@@ -1,7 +1,8 @@
 /**
- * Qiskit as the oracle (project venv): generated Qiskit programs reproduce pks statevectors, qiskit.qasm2 and
- * qiskit-qasm3-import read every generated QASM program into the same operator, and the validator's verdicts agree
- * with Operator.equiv. One Python process per backend batch.
+ * Qiskit as the oracle (project venv): generated Qiskit programs reproduce pks statevectors, qiskit.qasm2 (legacy and
+ * strict: the OpenQASM 2.0 grammar as written) and qiskit-qasm3-import read every generated QASM program into the same
+ * operator, and the validator's verdicts agree with Operator.equiv. Part of the corpus has angles of 1e6–1e9. One
+ * Python process per backend batch.
  */
 import { beforeAll, describe, expect, it } from 'vitest';
 import {
@@ -10,6 +11,7 @@ import {
   compareUpToPhase,
   gate,
   generateCode,
+  loadQuantumIR,
   optimizeCircuit,
   simulateStatevector,
   type Circuit,
@@ -25,12 +27,35 @@ const NOW = new Date('2026-05-01T12:00:00Z');
 const STATE_CORPUS: CorpusItem[] = [
   ...primitiveCorpus(8),
   ...randomCorpus(170, 5000, { maxQubits: 8, maxGates: 60, maxControls: 3 }),
+  ...randomCorpus(40, 6000, { maxQubits: 8, maxGates: 60, maxControls: 3, largeAngles: 0.5 }),
 ];
 /** Operator comparisons: up to 6 qubits keep the matrices small. */
 const OPERATOR_CORPUS: CorpusItem[] = [
   ...primitiveCorpus(6),
   ...randomCorpus(160, 9000, { maxQubits: 6, maxGates: 50, maxControls: 3 }),
+  ...randomCorpus(40, 9500, { maxQubits: 6, maxGates: 50, maxControls: 3, largeAngles: 0.5 }),
+  {
+    // Real literals OpenQASM 2.0 writes with an added decimal point: exponents, subnormals, huge values.
+    id: 'awkward literals',
+    ir: loadQuantumIR({
+      algorithm_id: 'literals',
+      circuit: {
+        num_qubits: 2,
+        gates: [
+          gate('H', [0]),
+          gate('H', [1]),
+          ...[1e-7, -1e-7, 1e21, 1e300, 5e-324, 2.5e-320, 2 ** -40].map((theta, i) =>
+            gate(i % 2 === 0 ? 'RZ' : 'P', [i % 2], i % 3 === 0 ? [] : [1 - (i % 2)], { theta }),
+          ),
+        ],
+      },
+    }),
+  },
 ];
+
+/** Whether a corpus item has an angle of magnitude ≥ 1e6. */
+const hasLargeAngle = (item: CorpusItem): boolean =>
+  item.ir.circuit.gates.some((g) => Object.values(g.params).some((a) => Math.abs(a) >= 1e6));
 
 function expressible(ir: QuantumIR, backend: 'qasm2' | 'qasm3'): boolean {
   try {
@@ -66,6 +91,7 @@ function toQiskitOperator(c: Circuit): Float64Array {
 
 let stateResults: Map<string, OracleResult>;
 let qasm2Results: Map<string, OracleResult>;
+let qasm2StrictResults: Map<string, OracleResult>;
 let qasm3Results: Map<string, OracleResult>;
 let equivResults: Map<string, OracleResult>;
 
@@ -137,6 +163,11 @@ beforeAll(async () => {
     kind: 'qasm2',
     program: generateCode(item.ir, 'qasm2', { now: NOW }),
   }));
+  const qasm2StrictJobs: OracleJob[] = OPERATOR_CORPUS.map(qasm2Subset).map((item) => ({
+    id: item.id,
+    kind: 'qasm2-strict',
+    program: generateCode(item.ir, 'qasm2', { now: NOW }),
+  }));
   const qasm3Jobs: OracleJob[] = OPERATOR_CORPUS.map((item) => ({
     id: item.id,
     kind: 'qasm3',
@@ -149,9 +180,10 @@ beforeAll(async () => {
     b: qiskitProgram(irOf(p.b)),
     atol: 1e-9,
   }));
-  [stateResults, qasm2Results, qasm3Results, equivResults] = await Promise.all([
+  [stateResults, qasm2Results, qasm2StrictResults, qasm3Results, equivResults] = await Promise.all([
     runOracle(stateJobs),
     runOracle(qasm2Jobs),
+    runOracle(qasm2StrictJobs),
     runOracle(qasm3Jobs),
     runOracle(equivJobs),
   ]);
@@ -186,6 +218,8 @@ describe('Qiskit oracle', () => {
       expect(names).toContain(name);
     const primitives = new Set(STATE_CORPUS.flatMap((i) => i.ir.metadata.primitives_used));
     expect(primitives.size).toBe(11);
+    expect(STATE_CORPUS.filter(hasLargeAngle).length).toBeGreaterThanOrEqual(30);
+    expect(OPERATOR_CORPUS.filter(hasLargeAngle).length).toBeGreaterThanOrEqual(30);
   });
 
   it('every generated Qiskit program reproduces the pks statevector (bit order reversed), fidelity ≥ 1 − 1e-9', () => {
@@ -209,6 +243,7 @@ describe('Qiskit oracle', () => {
 
   for (const [label, results, subset] of [
     ['qiskit.qasm2.loads (Qiskit qelib1.inc names)', () => qasm2Results, qasm2Subset],
+    ['qiskit.qasm2.loads(strict=True), no legacy mode (100% parsed)', () => qasm2StrictResults, qasm2Subset],
     ['qiskit-qasm3-import', () => qasm3Results, (i: CorpusItem) => i],
   ] as const) {
     it(`${label} reads every generated program into the same operator`, () => {

@@ -2,6 +2,7 @@
 import {
   designCircuit,
   generateCode,
+  InvalidParameterError,
   listPrimitivesText,
   loadAlgorithmInput,
   parseAssignment,
@@ -78,6 +79,8 @@ export async function runDesigner(options: DesignerOptions, io: QuantumIO, deps:
     const input = await loadAlgorithmInput(options.input!, deps.wikiDir);
     ir = designCircuit(input, { optimizationLevel: options.optimizationLevel, params: options.params, now }).ir;
   } catch (err) {
+    // A parameter no circuit can be built from is a usage error (exit 2), like a bad flag.
+    if (err instanceof InvalidParameterError) throw new UsageError(err.message);
     io.stderr(`Error: ${messageOf(err)}\n`);
     return EXIT.failure;
   }

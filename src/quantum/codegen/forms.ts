@@ -30,6 +30,17 @@ export function formatAngle(x: number): string {
   return String(x);
 }
 
+/**
+ * `formatAngle` in OpenQASM 2.0's real-literal grammar (`[0-9]+\.[0-9]*([eE][-+]?[0-9]+)?` and the like): an
+ * exponent form always carries a decimal point (`1e-7` → `1.0e-7`, the subnormal `5e-324` → `5.0e-324`), which strict
+ * parsers (Qiskit's `qasm2.loads(strict=True)`) require. The digits are unchanged, so the value reads back exactly.
+ */
+export function formatQasm2Real(x: number): string {
+  const text = formatAngle(x);
+  const e = text.indexOf('e');
+  return e >= 0 && !text.slice(0, e).includes('.') ? `${text.slice(0, e)}.0${text.slice(e)}` : text;
+}
+
 /** A Python/JSON string literal (JSON escapes are valid Python escapes). */
 export function pyString(text: string): string {
   return JSON.stringify(text);

@@ -8,7 +8,7 @@ import { gateSpec } from '../ir/gates.js';
 import type { Circuit, Gate } from '../ir/types.js';
 import type { Backend } from './generate.js';
 import { byName, FIXED_ONE_QUBIT_LOWER, SHARED_LOWER } from './gate-names.js';
-import { QASM2_CONTROLLED } from './qasm.js';
+import { QASM2_CONTROLLED, QASM2_DEFINITIONS } from './qasm.js';
 import { QPANDA_FIXED_ONE_QUBIT } from './qpanda.js';
 import { QISKIT_GATE_CLASS } from './qiskit.js';
 
@@ -313,6 +313,8 @@ function qasmOperands(text: string, lineNo: number, line: string): number[] {
   });
 }
 
+const QASM2_DEFINITION_LINES = new Set(Object.values(QASM2_DEFINITIONS));
+
 function parseQasm(lines: string[], version: 2 | 3): Circuit {
   const reg: Registers = { numQubits: null, numClbits: 0 };
   const gates: Gate[] = [];
@@ -321,6 +323,8 @@ function parseQasm(lines: string[], version: 2 | 3): Circuit {
     const lineNo = i + 1;
     const code = raw.replace(/\/\/.*$/, '').trim();
     if (code === '') return;
+    // The definitions codegen declares for strict readers (exactly as written; any other `gate` line is an error).
+    if (version === 2 && QASM2_DEFINITION_LINES.has(code)) return;
     if (!code.endsWith(';')) lineError(lineNo, raw);
     for (const stmt of code
       .slice(0, -1)

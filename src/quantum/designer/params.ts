@@ -3,8 +3,16 @@
  * (`-p` > input params > defaults) and validation with clamping; every adjustment is recorded as a note for
  * `metadata.validation_errors`.
  */
+import { InvalidInputError } from '../../shared/domain-errors.js';
+
 export type ParamValue = number | boolean | string;
 export type ParamMap = Record<string, ParamValue>;
+
+/** A parameter value no circuit can be built from (a usage error: `pks designer` exits 2 naming the parameter). */
+export class InvalidParameterError extends InvalidInputError {}
+
+/** Parameters kept as written: `marked=011` must not become the integer 11. */
+const TEXT_PARAMS = new Set(['marked']);
 
 const INT_RE = /^[+-]?\d+$/;
 const FLOAT_RE = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/;
@@ -25,7 +33,27 @@ export function parseAssignment(text: string): [string, ParamValue] | null {
   if (eq <= 0) return null;
   const key = text.slice(0, eq).trim();
   if (key === '') return null;
-  return [key, parseParamValue(text.slice(eq + 1))];
+  const value = text.slice(eq + 1);
+  return [key, TEXT_PARAMS.has(key) ? value.trim() : parseParamValue(value)];
+}
+
+/**
+ * The marked state of an `n`-qubit search as a bitstring (qubit 0 leftmost), read from the value's digits as
+ * written: only 0s and 1s → a bitstring, which must have exactly `n` of them (so `10` is two bits, never ten, and
+ * an unquoted YAML `011`, read as 11, is refused rather than misread); other decimal digits → an integer below 2^n.
+ * Anything else throws `InvalidParameterError` naming the parameter.
+ */
+export function markedBitstring(value: ParamValue, n: number): string {
+  const text = String(value).trim();
+  if (typeof value !== 'boolean' && /^[01]+$/.test(text)) {
+    if (text.length === n) return text;
+  } else if (typeof value !== 'boolean' && /^\d+$/.test(text)) {
+    const k = BigInt(text);
+    if (k < 2n ** BigInt(n)) return k.toString(2).padStart(n, '0');
+  }
+  throw new InvalidParameterError(
+    `parameter marked=${text}: a marked state of ${n} qubits is a bitstring of exactly ${n} bits or an integer below ${2 ** n}`,
+  );
 }
 
 interface IntRule {

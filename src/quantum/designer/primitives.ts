@@ -4,7 +4,7 @@
  */
 import { gate } from '../ir/build.js';
 import type { Gate } from '../ir/types.js';
-import type { ParamMap } from './params.js';
+import { markedBitstring, type ParamMap } from './params.js';
 
 export interface PrimitiveContext {
   /** The full (validated) parameter map. */
@@ -62,15 +62,8 @@ function defaultIterations(n: number): number {
 }
 
 function markedString(ctx: PrimitiveContext, n: number): string {
-  const fallback = '1'.repeat(n);
   const raw = ctx.params.marked;
-  if (raw === undefined) return fallback;
-  // `-p marked=011` is typed as the integer 11: restore the leading zeros.
-  const text =
-    typeof raw === 'number' && Number.isInteger(raw) && raw >= 0 ? String(raw).padStart(n, '0') : String(raw);
-  if (text.length === n && /^[01]+$/.test(text)) return text;
-  ctx.notes.push(`parameter marked=${String(raw)} is not a bitstring of length ${n}; using ${fallback}`);
-  return fallback;
+  return raw === undefined ? '1'.repeat(n) : markedBitstring(raw, n);
 }
 
 function amplitudeAmplificationGates(n: number, marked: string, iterations: number): Gate[] {
@@ -165,7 +158,7 @@ const amplitudeAmplification: Primitive = {
     const n = width(ctx, 2);
     return {
       n,
-      marked: markedString({ params: ctx.params, notes: [] }, n),
+      marked: markedString(ctx, n),
       iterations: num(ctx, 'iterations', defaultIterations(n)),
     };
   },

@@ -4,6 +4,7 @@
  * kept gates per qubit finds every such pair, including the ones a removal exposes (the removed gate is always the
  * latest on its qubits).
  */
+import { addAngles, reduceAngle, reduceAngle4Pi } from '../angles.js';
 import { gateQubits } from '../ir/metrics.js';
 import type { Gate } from '../ir/types.js';
 
@@ -32,8 +33,8 @@ function areInverse(a: Gate, b: Gate): boolean {
 
 /** Whether a rotation by `theta` is the identity up to global phase (period 2π, or 4π for controlled RX/RY/RZ). */
 export function isIdentityRotation(name: string, controlled: boolean, theta: number): boolean {
-  const period = name !== 'P' && controlled ? 4 * Math.PI : 2 * Math.PI;
-  return Math.abs(theta - Math.round(theta / period) * period) <= ANGLE_TOLERANCE;
+  const residue = name !== 'P' && controlled ? reduceAngle4Pi(theta) : reduceAngle(theta);
+  return Math.abs(residue) <= ANGLE_TOLERANCE;
 }
 
 /** Qubits a gate blocks: its targets and controls; a barrier without targets blocks every qubit. */
@@ -66,7 +67,9 @@ export function cancelAndMerge(gates: readonly Gate[], numQubits: number, merge:
           continue;
         }
         if (merge && ROTATIONS.has(g.name) && prev.name === g.name && sameOperands(prev, g)) {
-          const theta = prev.params.theta! + g.params.theta!;
+          // In reduced form, modulo the rotation's exact period (4π for RX/RY/RZ, whose 2π turn is −I; 2π for P), so
+          // the merged gate equals the pair exactly, not only up to phase, and no large sum is rounded.
+          const theta = addAngles(prev.params.theta!, g.params.theta!, g.name === 'P' ? 2 : 4);
           if (isIdentityRotation(g.name, g.control_qubits.length > 0, theta)) drop();
           else kept[c] = { ...prev, params: { ...prev.params, theta } };
           continue;

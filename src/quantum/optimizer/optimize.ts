@@ -1,6 +1,7 @@
 /** The optimiser levels O0–O3 (CONTRACT §17.3); every level preserves the unitary up to global phase. */
 import { circuitDepth, gateCount } from '../ir/metrics.js';
 import type { Circuit } from '../ir/types.js';
+import { basisStage } from './basis.js';
 import { cancelAndMerge } from './cancel.js';
 import { fuseSingleQubitRuns } from './fuse.js';
 
@@ -24,7 +25,7 @@ export function optimizeCircuit(circuit: Circuit, level: OptimizationLevel): Opt
   if (level >= 1) gates = cancelAndMerge(gates, circuit.num_qubits, level >= 2);
   if (level >= 3) {
     const result = fuseSingleQubitRuns(gates, circuit.num_qubits);
-    gates = result.gates;
+    gates = basisStage(result.gates, circuit.num_qubits);
     fused = result.fused;
   }
   const out = { ...circuit, gates };

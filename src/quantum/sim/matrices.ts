@@ -3,6 +3,7 @@
  * `[a.re, a.im, b.re, b.im, c.re, c.im, d.re, d.im]` for `[[a, b], [c, d]]`.
  */
 import { InvalidInputError } from '../../shared/domain-errors.js';
+import { reduceAngle } from '../angles.js';
 import type { GateParams } from '../ir/types.js';
 
 export type Mat2 = Float64Array;
@@ -69,8 +70,9 @@ export function oneQubitMatrix(name: string, params: GateParams): Mat2 {
       return diag(param(params, 'theta'));
     case 'U': {
       const t = param(params, 'theta') / 2;
-      const phi = param(params, 'phi');
-      const lam = param(params, 'lambda');
+      // φ and λ are reduced before φ + λ is formed: the rounding of a large sum would otherwise leak into the phase.
+      const phi = reduceAngle(param(params, 'phi'));
+      const lam = reduceAngle(param(params, 'lambda'));
       const c = Math.cos(t);
       const s = Math.sin(t);
       return mat(

@@ -1,5 +1,6 @@
 /** The project's seeded PRNG (`src/shared/random.ts`), plus Gaussian draws for random states. */
 import type { Rng } from '../../shared/random.js';
+import { allocateState } from './statevector.js';
 
 export { mulberry32, type Rng } from '../../shared/random.js';
 
@@ -12,7 +13,7 @@ export function gaussian(rng: Rng): number {
 
 /** A normalised state of `numQubits` qubits with complex Gaussian amplitudes. */
 export function randomState(numQubits: number, rng: Rng): Float64Array {
-  const sv = new Float64Array(2 * 2 ** numQubits);
+  const sv = allocateState(numQubits);
   let norm = 0;
   for (let i = 0; i < sv.length; i++) {
     const g = gaussian(rng);

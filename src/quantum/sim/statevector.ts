@@ -10,14 +10,23 @@ import { multiply, oneQubitMatrix, type Mat2 } from './matrices.js';
 /** The widest circuit the statevector simulator takes (2^26 amplitudes = 1 GiB). */
 export const MAX_STATEVECTOR_QUBITS = 26;
 
-export function zeroState(numQubits: number): Float64Array {
-  const sv = new Float64Array(2 * 2 ** numQubits);
-  sv[0] = 1;
-  return sv;
-}
-
 export function checkSimulable(numQubits: number, max = MAX_STATEVECTOR_QUBITS): void {
   if (numQubits > max) throw new InvalidInputError(`circuit too wide to simulate: ${numQubits} qubits (max ${max})`);
+}
+
+/**
+ * A zeroed state of `numQubits` qubits. Every state is allocated here, after the width check, so no path asks for
+ * 2^31 amplitudes and answers "Array buffer allocation failed" instead of "circuit too wide".
+ */
+export function allocateState(numQubits: number): Float64Array {
+  checkSimulable(numQubits);
+  return new Float64Array(2 * 2 ** numQubits);
+}
+
+export function zeroState(numQubits: number): Float64Array {
+  const sv = allocateState(numQubits);
+  sv[0] = 1;
+  return sv;
 }
 
 /**

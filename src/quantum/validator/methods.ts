@@ -8,6 +8,7 @@ import { compareUpToPhase, innerProduct, maxPhasedDifference, normalizeAngle } f
 import { mulberry32, randomState } from '../sim/random.js';
 import { sampleCircuit, totalVariationDistance, type Counts } from '../sim/sampling.js';
 import {
+  allocateState,
   checkKnownGates,
   compileGates,
   MAX_STATEVECTOR_QUBITS,
@@ -58,7 +59,7 @@ const randomInput = (n: number, seed: number, k: number): Float64Array =>
   randomState(n, mulberry32((seed + 0x9e3779b9 * (k + 1)) >>> 0));
 
 function plusState(n: number): Float64Array {
-  const sv = new Float64Array(2 * 2 ** n);
+  const sv = allocateState(n);
   const a = 1 / Math.sqrt(2 ** n);
   for (let i = 0; i < sv.length; i += 2) sv[i] = a;
   return sv;

@@ -7,7 +7,7 @@ import { InvalidInputError } from '../../shared/domain-errors.js';
 import type { Circuit } from '../ir/types.js';
 import { compareUpToPhase } from '../equivalence.js';
 import { bitstring, probabilities } from '../sim/sampling.js';
-import { simulateStatevector } from '../sim/statevector.js';
+import { allocateState, checkSimulable, simulateStatevector } from '../sim/statevector.js';
 
 export interface TestCase {
   name: string;
@@ -138,7 +138,7 @@ function inputState(c: TestCase, n: number): Float64Array | string {
       return `input_state has ${c.input_state.length / 2} amplitudes, expected ${dim}`;
     return c.input_state;
   }
-  const sv = new Float64Array(2 * dim);
+  const sv = allocateState(n);
   if (c.input_basis_state !== null) {
     if (c.input_basis_state.length !== n) return `input_basis_state ${c.input_basis_state} is not ${n} bits long`;
     sv[2 * Number.parseInt(c.input_basis_state, 2)] = 1;
@@ -198,6 +198,8 @@ function runCase(c: TestCase, circuit: Circuit, defaultTolerance: number): TestC
 
 /** Runs every case on the circuit's unitary part (MEASURE and BARRIER skipped by the simulator). */
 export function runTestSuite(suite: TestSuite, circuit: Circuit, defaultTolerance: number): TestSuiteResult {
+  // Before any case builds its input state (2^n amplitudes).
+  checkSimulable(circuit.num_qubits);
   const cases = suite.test_cases.map((c) => runCase(c, circuit, defaultTolerance));
   const passed = cases.filter((c) => c.status === 'PASSED').length;
   const failed = cases.filter((c) => c.status === 'FAILED').length;

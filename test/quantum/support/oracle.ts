@@ -10,7 +10,7 @@ const run = promisify(execFile);
 const SCRIPT = path.resolve(import.meta.dirname, 'qiskit_oracle.py');
 
 export type OracleJob =
-  | { id: string; kind: 'statevector' | 'qasm2' | 'qasm3' | 'qiskit-op'; program: string }
+  | { id: string; kind: 'statevector' | 'qasm2' | 'qasm2-strict' | 'qasm3' | 'qiskit-op'; program: string }
   | { id: string; kind: 'equiv'; a: string; b: string; atol: number };
 
 export interface OracleResult {

@@ -3,6 +3,8 @@
 Input (argv[1]): a JSON file with {"jobs": [...]}; each job is one of
   {"id", "kind": "statevector", "program"}                  exec a generated Qiskit program, Statevector of create_circuit()
   {"id", "kind": "qasm2" | "qasm3" | "qiskit-op", "program"} parse/exec the program, Operator of the circuit
+  {"id", "kind": "qasm2-strict", "program"}                 the same with qiskit.qasm2.loads(strict=True), no legacy
+                                                            custom instructions (the OpenQASM 2.0 grammar as written)
   {"id", "kind": "equiv", "a", "b", "atol"}                  Operator.equiv of two Qiskit programs
 Programs are measured-free or have their final measurements removed. States and operators come back as base64 of
 little-endian complex128 arrays in Qiskit's own ordering (row-major for operators). Output: JSON on stdout.
@@ -36,6 +38,8 @@ def encode(array):
 def circuit_for(kind, program):
     if kind == "qasm2":
         return qiskit.qasm2.loads(program, custom_instructions=qiskit.qasm2.LEGACY_CUSTOM_INSTRUCTIONS)
+    if kind == "qasm2-strict":
+        return qiskit.qasm2.loads(program, strict=True)
     if kind == "qasm3":
         return parse_qasm3(program)
     return circuit_from_qiskit_program(program)
@@ -46,7 +50,7 @@ def run(job):
     if kind == "statevector":
         circuit = without_measurements(circuit_from_qiskit_program(job["program"]))
         return {"data": encode(Statevector(circuit).data)}
-    if kind in ("qasm2", "qasm3", "qiskit-op"):
+    if kind in ("qasm2", "qasm2-strict", "qasm3", "qiskit-op"):
         circuit = without_measurements(circuit_for(kind, job["program"]))
         return {"data": encode(Operator(circuit).data), "num_qubits": circuit.num_qubits}
     if kind == "equiv":

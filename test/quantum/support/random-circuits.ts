@@ -17,6 +17,8 @@ export interface RandomCircuitOptions {
   readonly barriers?: boolean;
   /** Maximum number of extra controls on gates that accept any. */
   readonly maxControls?: number;
+  /** Share of angles drawn at magnitudes 1e6–1e9 (default 0). */
+  readonly largeAngles?: number;
 }
 
 function pick<T>(xs: readonly T[], rng: () => number): T {
@@ -32,12 +34,21 @@ function sample(n: number, k: number, rng: () => number): number[] {
   return qs.slice(0, k);
 }
 
-function angle(rng: () => number): number {
+/** Rounds to a multiple of 2^-20: a sum of two such angles below 1e9 in magnitude is exact in binary. */
+const onGrid = (x: number): number => Math.round(x * 2 ** 20) / 2 ** 20;
+
+function angle(rng: () => number, largeAngles: number): number {
+  if (largeAngles > 0) {
+    // Every angle of such a circuit is on the 2^-20 grid, so Qiskit's own e^{i(φ+λ)} (which adds before it reduces)
+    // is as exact as pks's and the two can be compared at 1e-9 even at 1e9.
+    if (rng() < largeAngles) return onGrid((rng() < 0.5 ? -1 : 1) * 10 ** (6 + 3 * rng()));
+    return onGrid(angle(rng, 0));
+  }
   // Mostly generic angles, sometimes multiples of π/2 (so merges can reach the identity).
   return rng() < 0.2 ? (Math.floor(rng() * 9) - 4) * (Math.PI / 2) : (rng() - 0.5) * 4 * Math.PI;
 }
 
-function randomGate(n: number, rng: () => number, maxControls: number): Gate | null {
+function randomGate(n: number, rng: () => number, maxControls: number, largeAngles: number): Gate | null {
   const name = pick(ALL, rng);
   const fixed = name === 'CNOT' || name === 'CZ' ? 1 : name === 'CCX' ? 2 : 0;
   const targets = name === 'SWAP' ? 2 : 1;
@@ -46,8 +57,9 @@ function randomGate(n: number, rng: () => number, maxControls: number): Gate | n
   if (targets + k > n) return null;
   const qs = sample(n, targets + k, rng);
   const params: Record<string, number> = {};
-  if (['RX', 'RY', 'RZ', 'P'].includes(name)) params.theta = angle(rng);
-  if (name === 'U') Object.assign(params, { theta: angle(rng), phi: angle(rng), lambda: angle(rng) });
+  const a = () => angle(rng, largeAngles);
+  if (['RX', 'RY', 'RZ', 'P'].includes(name)) params.theta = a();
+  if (name === 'U') Object.assign(params, { theta: a(), phi: a(), lambda: a() });
   return { name, target_qubits: qs.slice(0, targets), control_qubits: qs.slice(targets), params, classical_bits: [] };
 }
 
@@ -57,6 +69,7 @@ export function randomCircuit(seed: number, options: RandomCircuitOptions): Circ
   const length = Math.floor(rng() * (options.maxGates + 1));
   const gates: Gate[] = [];
   const maxControls = options.maxControls ?? 2;
+  const largeAngles = options.largeAngles ?? 0;
   while (gates.length < length) {
     const r = rng();
     const prev = gates.at(-1);
@@ -64,7 +77,7 @@ export function randomCircuit(seed: number, options: RandomCircuitOptions): Circ
       // Repeat or invert the previous gate (same operands), sometimes with a fresh angle.
       const name = INVERSE[prev.name] !== undefined && rng() < 0.5 ? INVERSE[prev.name]! : prev.name;
       const params = { ...prev.params };
-      if ('theta' in params && rng() < 0.5) params.theta = angle(rng);
+      if ('theta' in params && rng() < 0.5) params.theta = angle(rng, largeAngles);
       gates.push({ ...prev, name, params, control_qubits: [...prev.control_qubits].reverse() });
       continue;
     }
@@ -83,7 +96,7 @@ export function randomCircuit(seed: number, options: RandomCircuitOptions): Circ
       gates.push({ name: 'MEASURE', target_qubits: [q], control_qubits: [], params: {}, classical_bits: [q] });
       continue;
     }
-    const g = randomGate(n, rng, maxControls);
+    const g = randomGate(n, rng, maxControls, largeAngles);
     if (g !== null) gates.push(g);
   }
   return {
