@@ -82,6 +82,17 @@ export default tseslint.config(
     },
   },
   {
+    // The MCP tool set (CONTRACT §20) is served by `pks mcp` and pksd's `/mcp` over an injected API caller:
+    // shared → mcp → server/cli, never back.
+    files: ['src/mcp/**/*.ts'],
+    rules: {
+      ...restrictImports(NO_FASTIFY, NO_HTTP_ERROR, {
+        group: ['../server/**', '../cli/**', '../wiki/**', '../quantum/**', '../parser-api/**', '../../web/**'],
+        message: 'src/mcp/ builds on src/shared/ only; the server and pks import it, not the other way',
+      }),
+    },
+  },
+  {
     files: ['src/shared/**/*.ts'],
     rules: {
       ...restrictImports(NO_FASTIFY, NO_HTTP_ERROR, {

@@ -46,6 +46,11 @@ export const GROUPS: readonly Group[] = [
     load: async () => (await import('./commands/wiki/index.js')).registerWiki,
   },
   {
+    name: 'mcp',
+    summary: 'serve the papers, wiki and graph to an AI agent (Model Context Protocol on stdio)',
+    load: async () => (await import('./commands/mcp.js')).registerMcp,
+  },
+  {
     name: 'upload',
     summary: "deprecated: use 'pks contrib'",
     load: async () => (await import('./commands/upload/index.js')).registerUpload,
