@@ -1,10 +1,11 @@
 /**
- * Query strings declared once (CONTRACT §0.2). A query is an object of fields; each field carries the schema the
- * OpenAPI document shows and the decoder that turns the raw value (absent, text, or a list when repeated) into its
- * typed value — or throws the contract's 400 message, which the field builds from its own name. `querySchema` makes
- * the object a TypeBox Transform: its JSON is the documented object, `StaticDecode<typeof Q>` is the typed query, and
- * `queryDecoder(Q)` (compiled once) decodes a request's query before its handler runs. Parameters the schema does not
- * name are ignored (the original clients send extra ones).
+ * Query strings and path parameters declared once (CONTRACT §0.2). A query is an object of fields; each field
+ * carries the schema the OpenAPI document shows and the decoder that turns the raw value (absent, text, or a list
+ * when repeated) into its typed value — or throws the contract's 400 message, which the field builds from its own
+ * name. `querySchema` makes the object a TypeBox Transform: its JSON is the documented object,
+ * `StaticDecode<typeof Q>` is the typed query, and `queryDecoder(Q)` (compiled once) decodes a request's query
+ * before its handler runs. Parameters the schema does not name are ignored (the original clients send extra ones).
+ * `paramsSchema` is the same for a path's parameters: each is always present (the path matched it) and required.
  */
 import {
   Type,
@@ -33,6 +34,9 @@ type Decoded<F extends Fields> = { readonly [K in keyof F]: F[K] extends QueryFi
 /** A query schema: the documented object, decoding to the typed query `T`. */
 export type QuerySchema<T> = TTransform<TObject<Record<string, TOptional<TUnknown>>>, T>;
 
+/** A path's parameters: the documented object (every parameter required), decoding to the typed parameters `T`. */
+export type ParamsSchema<T> = TTransform<TObject<Record<string, TUnknown>>, T>;
+
 /**
  * The query of `fields`. Each property is TypeBox's `Unknown` carrying the field's documented schema: TypeBox checks
  * nothing of a query value (a failed check would answer TypeBox's words), the field's decoder does — with the
@@ -42,7 +46,20 @@ export function querySchema<F extends Fields>(fields: F): QuerySchema<Decoded<F>
   const properties = Object.fromEntries(
     Object.entries(fields).map(([name, field]) => [name, Type.Optional(Type.Unknown(field.schema))]),
   );
-  return Type.Transform(Type.Object(properties))
+  return decodedBy(Type.Object(properties), fields);
+}
+
+/** The path parameters of `fields`, checked and decoded as a query's are (each field's own 400 message). */
+export function paramsSchema<F extends Fields>(fields: F): ParamsSchema<Decoded<F>> {
+  const properties = Object.fromEntries(
+    Object.entries(fields).map(([name, field]) => [name, Type.Unknown(field.schema)]),
+  );
+  return decodedBy(Type.Object(properties), fields);
+}
+
+/** `object` decoding by `fields` (each property by its field's decoder). */
+function decodedBy<O extends TObject, F extends Fields>(object: O, fields: F): TTransform<O, Decoded<F>> {
+  return Type.Transform(object)
     .Decode((raw) => {
       const values = raw as Readonly<Record<string, unknown>>;
       return Object.fromEntries(
@@ -50,20 +67,20 @@ export function querySchema<F extends Fields>(fields: F): QuerySchema<Decoded<F>
       ) as Decoded<F>;
     })
     .Encode(() => {
-      // TypeBox's builder requires an encoder; a request's query is only ever decoded.
-      throw new Error('a query is never encoded');
+      // TypeBox's builder requires an encoder; a request's query and path are only ever decoded.
+      throw new Error('a query or path is never encoded');
     });
 }
 
 /**
- * The documented object of a query schema built by `querySchema` (a Transform is its input object plus the
- * transform under a symbol).
+ * The documented object of a schema built by `querySchema` or `paramsSchema` (a Transform is its input object plus
+ * the transform under a symbol).
  */
 export const queryDocument = (schema: TSchema): TObject => schema as TObject;
 
 /**
- * The compiled decoder of `schema`: the typed query of a request, or the field's domain error (400). A query that
- * is not an object (never, from Fastify's parser) is a server fault.
+ * The compiled decoder of `schema` (a query's or a path's): the typed value, or the field's domain error (400). A
+ * query that is not an object (never, from Fastify's parser) is a server fault.
  */
 export function queryDecoder<Q extends TSchema>(schema: Q): (query: unknown) => StaticDecode<Q> {
   const compiled = TypeCompiler.Compile(schema);

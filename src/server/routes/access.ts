@@ -5,6 +5,7 @@
  * `X-Svc-*` headers on every answer of the request.
  */
 import type { PaperAccess } from '../access/service.js';
+import type { AppContext } from '../http/context.js';
 import type { PaperAction } from './papers/action.js';
 import { imageAction } from './papers/image.js';
 import { markdownStatusAction } from './papers/markdown-status.js';
@@ -12,8 +13,18 @@ import { markdownAction } from './papers/markdown.js';
 import { pdfStatusAction } from './papers/pdf-status.js';
 import { pdfAction } from './papers/pdf.js';
 
-/** The paper-access actions for the papers dispatcher. */
-export function accessActions(access: PaperAccess): PaperAction[] {
+/**
+ * The paper-access service when paper access is on — the one place the routes decide it (the engine also exists
+ * with it off, for ingest).
+ */
+export function paperAccessOf(ctx: AppContext): PaperAccess | null {
+  return ctx.config.paperAccessEnabled && ctx.access ? ctx.access : null;
+}
+
+/** The paper-access actions for the papers dispatcher: none with paper access off. */
+export function accessActions(ctx: AppContext): PaperAction[] {
+  const access = paperAccessOf(ctx);
+  if (!access) return [];
   return [
     markdownAction(access),
     pdfAction(access),

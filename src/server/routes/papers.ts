@@ -2,10 +2,11 @@
  * The papers dispatcher: registers every `PaperAction` (one module each under papers/). A path with
  * `{preprint_id}` is an action of the dispatcher (`/api/papers/*`, `/api/v1/papers/*`): the id may contain `/`, so
  * the dispatcher peels the literal parts off the path; a path without is a route of its own. Either way the
- * action's query is decoded by its compiled `querystring` (400 with the field's message) before its handler runs.
+ * action's path parameters, then its query are decoded by its compiled `params` and `querystring` (400 with the
+ * field's message) before its handler runs.
  */
 import fastifyMultipart from '@fastify/multipart';
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { RoutePlugin } from '../http/context.js';
 import { requestPath } from '../http/headers.js';
@@ -13,9 +14,12 @@ import { HttpError } from '../http/http-error.js';
 import type { ActionSchema } from '../http/openapi.js';
 import { queryDecoder, queryDocument } from '../http/query-schema.js';
 import { scope, type Guard } from './guard.js';
-import { VERSIONED_ID, type Dispatch, type PaperAction } from './papers/action.js';
+import type { PaperAction } from './papers/action.js';
 
-export type { Dispatch, PaperAction } from './papers/action.js';
+export type { PaperAction } from './papers/action.js';
+
+/** The path parameters the dispatcher matched, as text (each action's `params` decodes them). */
+export type RawParams = Readonly<Record<string, string>>;
 
 const PREFIXES = ['/api/papers/', '/api/v1/papers/'] as const;
 
@@ -70,16 +74,14 @@ export function dispatchOf(
   actions: readonly PaperAction[],
   prefix: string,
   rest: string,
-): { action: PaperAction; dispatch: Dispatch } | null {
+): { action: PaperAction; params: RawParams } | null {
   for (const action of actions) {
     const matcher = matcherOf(action.path);
     if (matcher.prefix !== prefix) continue;
     const groups = matcher.pattern.exec(rest)?.groups;
     if (!groups) continue;
-    const id = groups['preprint_id']!;
-    if (action.takes && !action.takes(id)) continue;
-    const dispatch = { id, claimId: groups['claim_id'] ?? null, ...(groups['name'] ? { name: groups['name'] } : {}) };
-    return { action, dispatch };
+    if (action.takes && !action.takes(groups['preprint_id']!)) continue;
+    return { action, params: { ...groups } };
   }
   return null;
 }
@@ -104,14 +106,21 @@ function restOf(path: string, prefix: string): string {
 const guardOf = (action: Pick<PaperAction, 'method' | 'guard'>): Guard =>
   action.guard ?? (action.method === 'GET' ? scope('papers', 'read') : scope('papers', 'write'));
 
-/** An action's path parameters as documented: its own `params`, else a versioned id and the path's others. */
-function paramsOf(action: PaperAction): ActionSchema['params'] {
-  if (action.schema.params) return action.schema.params;
-  return Type.Object({
-    preprint_id: VERSIONED_ID,
-    ...(action.path.includes('{claim_id}') ? { claim_id: Type.String({ pattern: '^[^/]+$' }) } : {}),
-    ...(action.path.includes('{name}') ? { name: Type.String({ minLength: 1 }) } : {}),
-  });
+/**
+ * The documented path parameters of `action`: its `params`, which must name exactly the parameters of its path
+ * (a mismatch is a wiring fault, refused at registration).
+ */
+export function paramsOf(action: PaperAction): ActionSchema['params'] {
+  const params = queryDocument(action.params ?? Type.Object({}));
+  const declared = Object.keys(params.properties).sort().join(', ');
+  const inPath = [...action.path.matchAll(/\{([a-z_]+)\}/g)]
+    .map((m) => m[1]!)
+    .sort()
+    .join(', ');
+  if (declared !== inPath) {
+    throw new Error(`papers action ${action.path}: params declare {${declared}}, the path has {${inPath}}`);
+  }
+  return params;
 }
 
 /**
@@ -144,19 +153,19 @@ function aliasesOf(actions: readonly PaperAction[]): PaperAction[] {
   });
 }
 
-type Run = (request: FastifyRequest, reply: FastifyReply, target: Dispatch) => Promise<unknown>;
+type Run = (request: FastifyRequest, reply: FastifyReply, params: RawParams) => Promise<unknown>;
+
+const decoderOf = (schema: TSchema | undefined) => (schema ? queryDecoder(schema) : () => ({}));
 
 /**
- * How `action` runs: its path's parameters decoded (when it decodes them further), then its query by its
- * `querystring` (compiled here, once), then its handler.
+ * How `action` runs: its path's parameters decoded by its `params`, then its query by its `querystring` (both
+ * compiled here, once; the first refusal answers), then its handler.
  */
 function runOf(action: PaperAction): Run {
-  const schema = action.schema.querystring;
-  const decode = schema ? queryDecoder(schema) : () => ({});
-  return async (request, reply, dispatch) => {
-    const target = action.target ? action.target(dispatch) : dispatch;
-    return action.handle(request, reply, target, decode(request.query));
-  };
+  const decodeParams = decoderOf(action.params);
+  const decodeQuery = decoderOf(action.schema.querystring);
+  return async (request, reply, params) =>
+    action.handle(request, reply, decodeParams(params), decodeQuery(request.query));
 }
 
 /** The documented query of `action` (none for an action without one). */
@@ -179,6 +188,8 @@ export const paperRoutes: RoutePlugin<{ actions: readonly PaperAction[] }> = asy
   for (const action of [...actions, ...aliasesOf(actions)]) {
     const guard = guardOf(action);
     const rateLimitClass = action.method === 'GET' ? undefined : ('write' as const);
+    // Checked for every action (a route of its own declares none); documented for the dispatched ones.
+    const params = paramsOf(action);
     const run = runOf(action);
     if (!action.path.includes('{preprint_id}')) {
       // The query is the action's to decode (with the contract's messages): Fastify validates none, the document
@@ -193,7 +204,7 @@ export const paperRoutes: RoutePlugin<{ actions: readonly PaperAction[] }> = asy
           openapi: { ...queryOf(action), ...(action.body ? { body: action.body } : {}) },
         },
         schema,
-        handler: (request, reply) => run(request, reply, { id: '', claimId: null }),
+        handler: (request, reply) => run(request, reply, {}),
       });
       continue;
     }
@@ -204,7 +215,7 @@ export const paperRoutes: RoutePlugin<{ actions: readonly PaperAction[] }> = asy
       url: action.path,
       guard,
       ...(rateLimitClass ? { rateLimitClass } : {}),
-      schema: { ...action.schema, querystring: undefined, ...queryOf(action), params: paramsOf(action) },
+      schema: { ...action.schema, querystring: undefined, ...queryOf(action), params },
     });
   }
   const byMethod = new Map(
@@ -215,7 +226,7 @@ export const paperRoutes: RoutePlugin<{ actions: readonly PaperAction[] }> = asy
     return candidates ? dispatchOf(candidates, prefix, rest) : null;
   };
 
-  const dispatches = new WeakMap<FastifyRequest, { dispatch: Dispatch; action: PaperAction }>();
+  const dispatches = new WeakMap<FastifyRequest, { params: RawParams; action: PaperAction }>();
   const dispatchers = [
     { prefix: '/api/papers/', methods: ['GET', 'POST', 'DELETE'] as const },
     { prefix: '/api/v1/papers/', methods: ['POST', 'DELETE'] as const },
@@ -243,7 +254,7 @@ export const paperRoutes: RoutePlugin<{ actions: readonly PaperAction[] }> = asy
         handler: async (request, reply) => {
           const entry = dispatches.get(request);
           if (!entry) throw new HttpError(500, 'papers dispatcher without a dispatch (server wiring fault)');
-          return runs.get(entry.action)!(request, reply, entry.dispatch);
+          return runs.get(entry.action)!(request, reply, entry.params);
         },
       });
     }

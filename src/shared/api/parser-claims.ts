@@ -28,10 +28,13 @@ export const NeedsParser = Type.Object({
 });
 export type NeedsParser = Static<typeof NeedsParser>;
 
+/** `lease_id` of a claim's answers: the claim id under the name the original clients read. */
+const LeaseId = Type.String({ description: 'the same as claim_id (the original clients read it, CONTRACT §19)' });
+
 /** `POST /api/papers/{preprint_id}/parser-claim` 201: the lease. */
 export const ParserClaim = Type.Object({
   claim_id: Type.String(),
-  lease_id: Type.String({ description: 'the same as claim_id (the original clients read it, CONTRACT §19)' }),
+  lease_id: LeaseId,
   preprint_id: Type.String(),
   key: Type.String(),
   requester: Type.String(),
@@ -48,7 +51,7 @@ export const AlreadyClaimed = Type.Object(
   {
     detail: Type.String(),
     claim_id: Type.String(),
-    lease_id: Type.String({ description: 'the same as claim_id (the original clients read it, CONTRACT §19)' }),
+    lease_id: LeaseId,
     claim_expires_at: Timestamp(),
     claim_requester: Type.String(),
   },

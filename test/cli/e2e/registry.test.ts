@@ -663,6 +663,7 @@ describe('paper fetch', () => {
       code: 2,
       stderr: 'Error: give at least one item or --file\n',
     });
+    expect(await pks(h, ['paper', 'fetch', ' ', ''])).toMatchObject({ code: 2, stderr: 'Error: no items given\n' });
     expect(api.requests).toHaveLength(before);
   });
 });

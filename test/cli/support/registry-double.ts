@@ -25,6 +25,7 @@ import {
 import { JobSnapshot } from '../../../src/shared/api/jobs.js';
 import { parsePreprintId } from '../../../src/shared/ids.js';
 import { sendJson, startHttpDouble } from '../../support/upstreams/http-double.js';
+import { withLiveState } from '../../support/upstreams/live-state.js';
 import { versionedDouble, type VersionedDouble } from './server-double.js';
 
 /** One stored paper of the catalogue (one stored version per paper is enough for the client's formats). */
@@ -279,20 +280,6 @@ export async function startRegistryDouble(version = '0.1.0'): Promise<RegistryDo
     res.end(body);
   }
 
-  return versionedDouble<Omit<RegistryDouble, keyof VersionedDouble>>(double, state, {
-    papers: state.papers,
-    lookups: state.lookups,
-    get jobs() {
-      return state.jobs;
-    },
-    set jobs(answers: RegistryJobs[]) {
-      state.jobs = answers;
-    },
-    get paperAccess() {
-      return state.paperAccess;
-    },
-    set paperAccess(on: boolean) {
-      state.paperAccess = on;
-    },
-  });
+  const settings = withLiveState({ papers: state.papers, lookups: state.lookups }, state, ['jobs', 'paperAccess']);
+  return versionedDouble<Omit<RegistryDouble, keyof VersionedDouble>>(double, state, settings);
 }

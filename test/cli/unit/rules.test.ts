@@ -176,6 +176,15 @@ describe('§16.6 paper access', () => {
     sha256: null,
     attempts: 1,
   });
+  const convertPart = (stage: string, polled_count: number) => ({
+    started_at: '2026-05-01T12:00:05Z',
+    parser_task_id: polled_count > 0 ? 'task-1' : null,
+    stage,
+    polled_count,
+    completed_at: null,
+    extracted_pages: null,
+    total_pages: null,
+  });
 
   it('the eta line of the contract example; empty and zero parts left out', () => {
     expect(
@@ -186,15 +195,7 @@ describe('§16.6 paper access', () => {
         pdf_ready: true,
         md_ready: false,
         fetch: fetchPart(100, 500),
-        convert: {
-          started_at: '2026-05-01T12:00:05Z',
-          parser_task_id: null,
-          stage: 'submitting',
-          polled_count: 0,
-          completed_at: null,
-          extracted_pages: null,
-          total_pages: null,
-        },
+        convert: convertPart('submitting', 0),
         queue: {
           position: 3,
           ahead_of_me: 2,
@@ -210,6 +211,9 @@ describe('§16.6 paper access', () => {
     expect(etaLine({ ...base, state: 'none', phase: '', fetch: fetchPart(0, null) })).toBe('none');
     expect(etaLine({ ...base, state: 'running', phase: 'fetching_pdf', fetch: fetchPart(7, null) })).toBe(
       'running fetching_pdf fetch=7B',
+    );
+    expect(etaLine({ ...base, state: 'running', phase: 'converting_md', convert: convertPart('polling', 3) })).toBe(
+      'running converting_md convert.polling polls=3',
     );
   });
 

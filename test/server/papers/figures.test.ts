@@ -133,10 +133,6 @@ describe.each(['local', 's3'] as const)('figures (%s backend, paper access off)'
   ])('%s → %i', async (id, status, body) => {
     expect(await get(id)).toEqual({ status, body });
   });
-
-  it('needs papers:read', async () => {
-    expect((await b.server.fetch('/api/papers/2505.00001v1/figures')).status).toBe(401);
-  });
 });
 
 describe('figures with paper access on', () => {

@@ -171,11 +171,6 @@ describe('GET /api/papers', () => {
       index.update(parseVersionedId('2501.00002v1')!, { has_md: false, updated_at: at(30) });
     }
   });
-
-  it('needs papers:read', async () => {
-    const res = await b.server.fetch('/api/papers');
-    expect(res.status).toBe(401);
-  });
 });
 
 describe('the list orders through random writes (against a brute-force sort)', () => {

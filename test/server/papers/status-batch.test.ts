@@ -133,10 +133,6 @@ describe('status/batch with paper access off', () => {
       index.available = true;
     }
   });
-
-  it('needs papers:read', async () => {
-    expect((await b.server.fetch('/api/papers/status/batch?ids=2501.00001v1')).status).toBe(401);
-  });
 });
 
 describe('status/batch with paper access on', () => {

@@ -6,6 +6,7 @@ import {
   type DoubleOptions,
   type HttpDouble,
 } from './http-double.js';
+import { withLiveState } from './live-state.js';
 
 export interface QdrantPoint {
   readonly id: string | number;
@@ -50,23 +51,16 @@ export async function startQdrantDouble(options: DoubleOptions = {}): Promise<Qd
     }
     sendJson(res, 404, { status: { error: 'Not found' } });
   }, options);
-  return {
-    ...double,
-    queries,
-    get points() {
-      return state.points;
+  const live = withLiveState(
+    {
+      ...double,
+      queries,
+      answerNextQuery(answer: Answer) {
+        state.next = answer;
+      },
     },
-    set points(v: QdrantPoint[]) {
-      state.points = v;
-    },
-    get healthStatus() {
-      return state.healthStatus;
-    },
-    set healthStatus(v: number) {
-      state.healthStatus = v;
-    },
-    answerNextQuery(answer) {
-      state.next = answer;
-    },
-  };
+    state,
+    ['points', 'healthStatus'],
+  );
+  return live;
 }

@@ -4,13 +4,20 @@ import {
   type FetchRequest,
   type FetchResult,
 } from '../../../shared/api/registry.js';
-import { CliExit, EXIT, HttpStatusError, UsageError } from '../../errors.js';
+import { CliExit, EXIT, HttpStatusError } from '../../errors.js';
 import { oneLine } from '../../text.js';
 import { defineAction, type RegisterCommand } from '../host.js';
-import { addRegistryOptions, batches, itemsWithFile, printJson, registryOptions } from './registry.js';
+import { addRegistryOptions, batches, listCommand, printJson, registryOptions } from './registry.js';
 
 /** The default idle timeout of one fetch request. */
 const FETCH_TIMEOUT_SECONDS = 600;
+
+const FETCH = listCommand({
+  name: 'fetch',
+  description: 'have the server fetch papers from arXiv and convert them to markdown (or fetch the PDF only)',
+  noun: ['item', 'items'],
+  items: ['[items...]', 'arXiv ids, DOIs, arxiv.org abs/pdf URLs or doi.org URLs'],
+});
 
 /**
  * `pks paper fetch <id-or-url>… [--file F] [--pdf]`: has the server fetch (and convert) papers (CONTRACT §16.8,
@@ -19,12 +26,7 @@ const FETCH_TIMEOUT_SECONDS = 600;
  */
 export const registerPaperFetch: RegisterCommand = (parent, host) => {
   addRegistryOptions(
-    parent
-      .command('fetch')
-      .description('have the server fetch papers from arXiv and convert them to markdown (or fetch the PDF only)')
-      .argument('[items...]', 'arXiv ids, DOIs, arxiv.org abs/pdf URLs or doi.org URLs')
-      .option('--file <file>', 'also the items in FILE, one per line (- = stdin; # starts a comment)')
-      .option('--pdf', 'fetch the PDF only (no conversion to markdown)'),
+    FETCH.add(parent).option('--pdf', 'fetch the PDF only (no conversion to markdown)'),
     true,
     // A slice of 50 versionless ids may wait ~150 s for arXiv version lookups at the default rate (CONTRACT §11.5).
     FETCH_TIMEOUT_SECONDS,
@@ -32,14 +34,11 @@ export const registerPaperFetch: RegisterCommand = (parent, host) => {
     defineAction(
       host,
       (args, o) => {
-        const file = o['file'] as string | undefined;
-        if (args.length === 0 && file === undefined) throw new UsageError('give at least one item or --file');
         const kind: NonNullable<FetchRequest['kind']> = o['pdf'] === true ? 'pdf' : 'markdown';
-        return { args, file, kind, ...registryOptions(o) };
+        return { ...FETCH.input(args, o), kind, ...registryOptions(o) };
       },
       async (ctx, input) => {
-        const items = await itemsWithFile(ctx, input.args, input.file);
-        if (items.length === 0) throw new UsageError(`no items in ${input.file}`);
+        const items = await FETCH.items(ctx, input);
         const api = ctx.api({ timeoutMs: input.timeoutMs });
         const all: FetchAnswer = { results: [], enqueued: 0 };
         for (const slice of batches(items, FETCH_MAX_ITEMS)) {

@@ -5,6 +5,7 @@ import { jsonObject, readJsonObject } from '../../http/json-body.js';
 import { saveBody } from '../../http/save.js';
 import type { TransportResponse } from '../../http/transport.js';
 import { ByteMeter, stderrProgress } from '../../progress/line.js';
+import { quietNotesOption, quietProgressOption, requestTimeoutOption } from '../common-options.js';
 import { defineAction, type RegisterCommand } from '../host.js';
 import { parsePositiveNumber, requestTimeoutMs } from '../options.js';
 import { retryAfterSeconds } from '../../http/api-client.js';
@@ -44,9 +45,9 @@ export const registerPaperGet: RegisterCommand = (get, host) => {
       .option('-o, --output <file>', 'write to FILE (default: stdout; - = stdout)')
       .option('--no-wait', 'do not wait: print the 202 job snapshot and exit 0')
       .option('--max-wait <seconds>', 'total time to wait for the job', '1800')
-      .option('--quiet-progress', 'no progress on stderr')
-      .option('--quiet-notes', "no 'Note (server applied defaults)' lines")
-      .option('--request-timeout <seconds>', 'idle timeout per request', '120')
+      .addOption(quietProgressOption())
+      .addOption(quietNotesOption())
+      .addOption(requestTimeoutOption())
       .action(
         defineAction(
           host,

@@ -1,6 +1,6 @@
 import { BATCH_MAX_IDS, type Lookup, type LookupItem } from '../../../shared/api/registry.js';
 import { InvalidInputError } from '../../../shared/domain-errors.js';
-import { EXIT, UsageError } from '../../errors.js';
+import { EXIT } from '../../errors.js';
 import { oneLine } from '../../text.js';
 import { defineAction, type RegisterCommand } from '../host.js';
 import {
@@ -8,7 +8,7 @@ import {
   batchable,
   distinct,
   inSlices,
-  itemsWithFile,
+  listCommand,
   printJson,
   registryOptions,
 } from './registry.js';
@@ -16,30 +16,28 @@ import {
 /** `<namespace>:<value>`: the server echoes an unknown namespace as unresolved, a ref without one is a typo. */
 const REF = /^[A-Za-z][\w.-]*:\S/;
 
+const LOOKUP = listCommand({
+  name: 'lookup',
+  description: 'look up papers by reference: is each hosted, is its markdown ready, what is it',
+  noun: ['reference', 'references'],
+  items: ['[refs...]', 'references such as arxiv:2501.00010, doi:10.1103/PhysRevLett.1, openalex:W123'],
+});
+
 /**
  * `pks paper lookup <kind:id>… [--file F]`: which papers the server hosts (CONTRACT §16.8,
  * `GET /api/papers/lookup`). More refs than one request takes are asked in slices of `BATCH_MAX_IDS`.
  */
 export const registerPaperLookup: RegisterCommand = (parent, host) => {
-  addRegistryOptions(
-    parent
-      .command('lookup')
-      .description('look up papers by reference: is each hosted, is its markdown ready, what is it')
-      .argument('[refs...]', 'references such as arxiv:2501.00010, doi:10.1103/PhysRevLett.1, openalex:W123')
-      .option('--file <file>', 'also the references in FILE, one per line (- = stdin; # starts a comment)'),
-  ).action(
+  addRegistryOptions(LOOKUP.add(parent)).action(
     defineAction(
       host,
       (args, o) => {
-        const file = o['file'] as string | undefined;
-        if (args.length === 0 && file === undefined) throw new UsageError('give at least one reference or --file');
         args.forEach(checkRef);
-        return { args, file, ...registryOptions(o) };
+        return { ...LOOKUP.input(args, o), ...registryOptions(o) };
       },
       async (ctx, input) => {
-        const refs = distinct(await itemsWithFile(ctx, input.args, input.file));
+        const refs = distinct(await LOOKUP.items(ctx, input));
         refs.forEach(checkRef);
-        if (refs.length === 0) throw new UsageError(`no references in ${input.file}`);
         const api = ctx.api({ timeoutMs: input.timeoutMs });
         const answers = await inSlices(ctx.io, 'looking up', refs, BATCH_MAX_IDS, (slice) =>
           api.json<Lookup>('GET', '/api/papers/lookup', { ok: [200], query: { ids: slice.join(',') } }),

@@ -8,6 +8,7 @@ import type { CliContext, CliIO } from '../../context.js';
 import { CliExit, EXIT, UsageError } from '../../errors.js';
 import { readAll } from '../../input.js';
 import { stderrProgress } from '../../progress/line.js';
+import { jsonOption, requestTimeoutOption } from '../common-options.js';
 import { defineAction, type CommandHost } from '../host.js';
 import { requestTimeoutMs } from '../options.js';
 import { DefaultsNotes, encodePaperId } from './access.js';
@@ -17,8 +18,8 @@ import { DefaultsNotes, encodePaperId } from './access.js';
  * default idle timeout: `fetch` takes longer, as the server answers a slice only once every item is resolved.
  */
 export function addRegistryOptions(command: Command, json = true, timeoutSeconds = 120): Command {
-  if (json) command.option('--json', 'print the server answer as JSON');
-  return command.option('--request-timeout <seconds>', 'idle timeout per request', String(timeoutSeconds));
+  if (json) command.addOption(jsonOption());
+  return command.addOption(requestTimeoutOption(timeoutSeconds));
 }
 
 /** The shared options, validated. */
@@ -82,28 +83,68 @@ export function registerPaperRead<T extends object>(
 
 export const yesNo = (flag: boolean): string => (flag ? 'yes' : 'no');
 
-/**
- * The items named on the command line followed by those of `file` (`-` = stdin): one per line, trimmed, blank
- * lines and `#` comments skipped. A file that cannot be read ends the command with exit 1.
- */
-export async function itemsWithFile(
-  ctx: CliContext,
-  args: readonly string[],
-  file: string | undefined,
-): Promise<string[]> {
-  const items = args.map((a) => a.trim()).filter((a) => a !== '');
-  if (file === undefined) return items;
+/** A list command (`pks paper fetch`, `lookup`): it takes items on the command line and from `--file`. */
+export interface ListSpec {
+  readonly name: string;
+  readonly description: string;
+  /** The items in the singular and plural, for help and messages. */
+  readonly noun: readonly [one: string, many: string];
+  /** The positional argument (`[items...]`) and what it takes. */
+  readonly items: readonly [argument: string, description: string];
+}
+
+/** The items of a list command's command line, checked before any I/O. */
+export interface ListInput {
+  readonly args: readonly string[];
+  readonly file: string | undefined;
+}
+
+export interface ListCommand {
+  /** Adds `pks paper <name> [items...] [--file <file>]` to `parent` (its own options and action still to add). */
+  add(parent: Command): Command;
+  /** The command line's items: at least one, or `--file` (a usage error otherwise). */
+  input(args: readonly string[], o: Record<string, unknown>): ListInput;
+  /**
+   * The items named on the command line followed by those of the file (`-` = stdin): one per line, trimmed, blank
+   * lines and `#` comments skipped. A file that cannot be read ends the command with exit 1; none at all is a
+   * usage error.
+   */
+  items(ctx: CliContext, input: ListInput): Promise<string[]>;
+}
+
+export function listCommand(spec: ListSpec): ListCommand {
+  const [one, many] = spec.noun;
+  return {
+    add: (parent) =>
+      parent
+        .command(spec.name)
+        .description(spec.description)
+        .argument(...spec.items)
+        .option('--file <file>', `also the ${many} in FILE, one per line (- = stdin; # starts a comment)`),
+    input: (args, o) => {
+      const file = o['file'] as string | undefined;
+      if (args.length === 0 && file === undefined) throw new UsageError(`give at least one ${one} or --file`);
+      return { args, file };
+    },
+    items: async (ctx, { args, file }) => {
+      const items = [...args, ...(file === undefined ? [] : await fileLines(ctx, file))]
+        .map((item) => item.trim())
+        .filter((item) => item !== '');
+      if (items.length === 0) throw new UsageError(`no ${many} ${file === undefined ? 'given' : `in ${file}`}`);
+      return items;
+    },
+  };
+}
+
+/** The lines of `file` (`-` = stdin) that are not blank or `#` comments; unreadable → exit 1. */
+async function fileLines(ctx: CliContext, file: string): Promise<string[]> {
   let text: string;
   try {
     text = file === '-' ? await readAll(ctx.io.stdin) : await readFile(file, 'utf8');
   } catch (err) {
     throw new CliExit(EXIT.failure, `Error: cannot read ${file}: ${(err as Error).message}`);
   }
-  const fromFile = text
-    .split(/\r?\n/)
-    .map((line) => line.trim())
-    .filter((line) => line !== '' && !line.startsWith('#'));
-  return [...items, ...fromFile];
+  return text.split(/\r?\n/).filter((line) => !line.trim().startsWith('#'));
 }
 
 /** An item of a comma-separated query list (`ids=a,b`): one holding a comma cannot be sent (usage error). */

@@ -2,6 +2,7 @@ import { BATCH_MAX_IDS, type BatchStatus, type BatchStatusItem } from '../../../
 import type { CliContext } from '../../context.js';
 import { EXIT, UsageError } from '../../errors.js';
 import { jsonObject } from '../../http/json-body.js';
+import { jsonOption, quietNotesOption, requestTimeoutOption } from '../common-options.js';
 import { defineAction, type RegisterCommand } from '../host.js';
 import { parseChoice, requestTimeoutMs } from '../options.js';
 import { ASSET_KINDS, DefaultsNotes, encodePaperId, renderHttpError, type AssetKind } from './access.js';
@@ -30,9 +31,9 @@ export const registerPaperStatus: RegisterCommand = (parent, host) => {
     .description('one id: print its job snapshot; two or more: one status line per id (never starts a job)')
     .argument('<id_or_doi...>', 'arXiv ids (with or without version), bare old-style numbers, or DOIs')
     .option('--kind <kind>', 'one id: markdown or pdf (default: markdown)')
-    .option('--quiet-notes', "one id: no 'Note (server applied defaults)' lines")
-    .option('--json', 'two or more ids: print the server answer as JSON')
-    .option('--request-timeout <seconds>', 'idle timeout per request', '120')
+    .addOption(quietNotesOption('one id: '))
+    .addOption(jsonOption('two or more ids: '))
+    .addOption(requestTimeoutOption())
     .action(
       defineAction(
         host,

@@ -2,6 +2,7 @@ import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CliContext } from '../../context.js';
+import { verboseOption } from '../common-options.js';
 import { defineAction, type RegisterCommand } from '../host.js';
 
 /** The `pks paper get markdown <id>` flow of this client, as the extractor's markdown source. */
@@ -37,7 +38,7 @@ export const registerExtractor: RegisterCommand = (program, host) => {
     .option('--model <model>', 'model (default gpt-4o / claude-3-5-sonnet-latest)')
     .option('-o, --output <file>', 'write the YAML to FILE (default: stdout)')
     .option('--papers-dir <dir>', 'where paper markdown is read and saved', './papers')
-    .option('-v, --verbose', 'log progress on stderr')
+    .addOption(verboseOption())
     .action(
       defineAction(
         host,

@@ -1,3 +1,4 @@
+import { verboseOption } from '../common-options.js';
 import { defineAction, type RegisterCommand } from '../host.js';
 
 /** `pks validator` (CONTRACT §17.5): equivalence, test suites, built-in references, generated code. */
@@ -18,7 +19,7 @@ export const registerValidator: RegisterCommand = (program, host) => {
     .option('--matrix-size-limit <n>', 'widest circuit compared by full unitary', '10')
     .option('-f, --format <format>', 'text, json or markdown (md)', 'text')
     .option('-o, --output <file>', 'write the report to FILE')
-    .option('-v, --verbose', 'log progress on stderr')
+    .addOption(verboseOption())
     .option('-q, --quiet', 'no logs, no "Report saved" line')
     .option('--skip-equivalence', 'skip the --reference equivalence check')
     .option('--skip-tests', 'skip the test suite')

@@ -3,7 +3,6 @@
  * parser claim and, with paper access on, its current jobs. With paper access on the id takes every §11.1 form
  * (resolution may go upstream, with the `X-Svc-*` headers); with it off, only what is stored. Never starts a job.
  */
-import { Type } from '@sinclair/typebox';
 import { PaperDetail } from '../../../shared/api/registry.js';
 import { looksLikeDoi } from '../../../shared/doi.js';
 import { NotFoundError } from '../../../shared/domain-errors.js';
@@ -11,19 +10,20 @@ import { parsePreprintId } from '../../../shared/ids.js';
 import type { AppContext } from '../../http/context.js';
 import { paperDetail, type DetailTarget } from '../../papers/paper-detail.js';
 import { requireIndex, resolveStored } from '../../papers/stored-ids.js';
-import { ID_OR_DOI, type PaperAction } from './action.js';
+import { definePaperAction, ReadParams, type PaperAction } from './action.js';
 import { ErrorBody } from '../schemas.js';
-import { paperAccessOf, readId } from './read-id.js';
+import { paperAccessOf } from '../access.js';
+import { readId } from './read-id.js';
 
 export function detailAction(ctx: AppContext): PaperAction {
   const index = ctx.papers.index;
-  return {
+  return definePaperAction({
     method: 'GET',
     path: '/api/papers/{preprint_id}',
+    params: ReadParams,
     // Anything else under /api/papers/ stays an unknown path (404 before authentication).
     takes: (id) => parsePreprintId(id) !== null || looksLikeDoi(id),
     schema: {
-      params: Type.Object({ preprint_id: ID_OR_DOI }),
       summary: 'One paper: its stored versions, metadata, parser claim and current jobs (starts nothing)',
       tags: ['papers'],
       response: {
@@ -45,19 +45,19 @@ export function detailAction(ctx: AppContext): PaperAction {
         },
       },
     },
-    handle: async (request, reply, d) => {
+    handle: async (request, reply, { preprint_id: requested }) => {
       // An unavailable index would read as "nothing stored": a 503, never a false 404 or empty versions.
       requireIndex(index);
       const access = paperAccessOf(ctx);
       let target: DetailTarget;
       if (access) {
-        const id = (await readId(ctx, d.id, request, reply))!;
-        target = { versionless: id.versionless, jobId: id, requested: d.id };
+        const id = (await readId(ctx, requested, request, reply))!;
+        target = { versionless: id.versionless, jobId: id, requested };
       } else {
-        const stored = resolveStored(index, d.id);
+        const stored = resolveStored(index, requested);
         if (stored.kind === 'invalid') throw stored.error;
-        if (stored.kind === 'not_found') throw new NotFoundError(`not hosted: ${d.id}`);
-        target = { versionless: stored.id.versionless, jobId: null, requested: d.id };
+        if (stored.kind === 'not_found') throw new NotFoundError(`not hosted: ${requested}`);
+        target = { versionless: stored.id.versionless, jobId: null, requested };
       }
       const detail = await paperDetail(
         {
@@ -70,5 +70,5 @@ export function detailAction(ctx: AppContext): PaperAction {
       );
       return reply.code(200).send(detail);
     },
-  };
+  });
 }

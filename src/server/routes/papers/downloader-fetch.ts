@@ -10,7 +10,7 @@ import { lookupCaller } from './resolution.js';
 import { scope } from '../guard.js';
 import type { PaperAction } from './action.js';
 import { ErrorBody } from '../schemas.js';
-import { readFetchRequest } from './fetch-body.js';
+import { fetchBodyErrors, readFetchRequest } from './fetch-body.js';
 
 export const DOWNLOADER_OFF = 'downloader not configured (paper access is off)';
 
@@ -44,9 +44,7 @@ export function downloaderFetchAction(access: PaperAccess | null): PaperAction {
       deprecated: true,
       response: {
         200: DownloaderFetch,
-        400: { ...ErrorBody, description: 'not JSON, not the body shape, 0 items or more than 50' },
-        413: { ...ErrorBody, description: 'body over 1 MiB' },
-        415: { ...ErrorBody, description: 'not application/json' },
+        ...fetchBodyErrors,
         503: { ...ErrorBody, description: DOWNLOADER_OFF },
       },
     },

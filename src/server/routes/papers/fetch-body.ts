@@ -7,9 +7,17 @@ import type { FastifyRequest } from 'fastify';
 import { InvalidInputError, TooLargeError, UnsupportedMediaTypeError } from '../../../shared/domain-errors.js';
 import { FETCH_MAX_ITEMS, type FetchRequest } from '../../../shared/api/registry.js';
 import type { AccessKind } from '../../access/engine.js';
+import { ErrorBody } from '../schemas.js';
 
 /** The cap of the service's JSON bodies (the app's `bodyLimit`). */
 export const FETCH_BODY_LIMIT = 1024 * 1024;
+
+/** The answers of a body `readFetchRequest` refuses. */
+export const fetchBodyErrors = {
+  400: { ...ErrorBody, description: `not JSON, not the body shape, 0 items or more than ${FETCH_MAX_ITEMS}` },
+  413: { ...ErrorBody, description: 'body over 1 MiB' },
+  415: { ...ErrorBody, description: 'not application/json' },
+};
 
 const SHAPE = `{"items":[<id, DOI, arxiv.org or doi.org URL>…],"kind":"markdown"|"pdf"}`;
 

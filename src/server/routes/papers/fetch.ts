@@ -5,8 +5,7 @@ import type { PaperAccess } from '../../access/service.js';
 import { lookupCaller } from './resolution.js';
 import { scope } from '../guard.js';
 import type { PaperAction } from './action.js';
-import { ErrorBody } from '../schemas.js';
-import { readFetchRequest } from './fetch-body.js';
+import { fetchBodyErrors, readFetchRequest } from './fetch-body.js';
 
 /** The §18.2 answer: one result per item in request order; `enqueued` counts items that started or joined a job. */
 export function fetchAnswer(results: readonly FetchItemResult[]): FetchAnswer {
@@ -32,9 +31,7 @@ export function fetchAction(access: PaperAccess): PaperAction {
       tags: ['paper-access'],
       response: {
         200: FetchAnswer,
-        400: { ...ErrorBody, description: 'not JSON, not the body shape, 0 items or more than 50' },
-        413: { ...ErrorBody, description: 'body over 1 MiB' },
-        415: { ...ErrorBody, description: 'not application/json' },
+        ...fetchBodyErrors,
       },
     },
     handle: async (request, reply) => {

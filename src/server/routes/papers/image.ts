@@ -1,16 +1,17 @@
 /** `GET /api/papers/{id_or_doi}/images/{name}` (CONTRACT §11.4 ★): a stored figure, so readers see them. */
 import { Type } from '@sinclair/typebox';
 import type { PaperAccess } from '../../access/service.js';
+import { paramsSchema } from '../../http/query-schema.js';
 import { ErrorBody } from '../schemas.js';
-import { ID_OR_DOI, type PaperAction } from './action.js';
+import { definePaperAction, idOrDoiParam, imageNameParam, type PaperAction } from './action.js';
 import { resolutionErrors, resolveRequested } from './resolution.js';
 
 export function imageAction(access: PaperAccess): PaperAction {
-  return {
+  return definePaperAction({
     method: 'GET',
     path: '/api/papers/{preprint_id}/images/{name}',
+    params: paramsSchema({ preprint_id: idOrDoiParam, name: imageNameParam }),
     schema: {
-      params: Type.Object({ preprint_id: ID_OR_DOI, name: Type.String({ minLength: 1 }) }),
       summary: 'A stored image of the paper (a figure referenced by its markdown)',
       tags: ['paper-access'],
       response: {
@@ -19,9 +20,9 @@ export function imageAction(access: PaperAccess): PaperAction {
         404: { ...ErrorBody, description: 'no such image, or a resolution 404' },
       },
     },
-    handle: async (request, reply, d) => {
-      const resolution = await resolveRequested(access, d.id, request, reply);
-      const content = await access.image(resolution.id, d.name ?? '');
+    handle: async (request, reply, { preprint_id: requested, name }) => {
+      const resolution = await resolveRequested(access, requested, request, reply);
+      const content = await access.image(resolution.id, name);
       // Stored bytes of a versioned id never change; nosniff and a sandboxing CSP keep an SVG from running script.
       reply
         .header('Content-Type', content.contentType)
@@ -31,5 +32,5 @@ export function imageAction(access: PaperAccess): PaperAction {
         .header('Content-Security-Policy', "default-src 'none'; style-src 'unsafe-inline'; sandbox");
       return reply.code(200).send(content.body);
     },
-  };
+  });
 }

@@ -50,7 +50,7 @@ export function jobsAction(access: PaperAccess | null): PaperAction {
         400: { ...ErrorBody, description: 'an unknown state' },
       },
     },
-    handle: async (_request, reply, _d, { state: wanted }) => {
+    handle: async (_request, reply, _params, { state: wanted }) => {
       const held = access?.jobs() ?? [];
       const answer: RegistryJobs = {
         jobs: held

@@ -44,7 +44,7 @@ export function listAction(ctx: AppContext): PaperAction {
         400: { ...ErrorBody, description: 'a parameter is not an integer or boolean, or an unknown sort' },
       },
     },
-    handle: async (_request, _reply, _d, query) =>
+    handle: async (_request, _reply, _params, query) =>
       list.page({
         q: query.q,
         hasMd: query.has_md,

@@ -51,7 +51,7 @@ export function lookupAction(ctx: AppContext): PaperAction {
         400: { ...ErrorBody, description: 'no refs given' },
       },
     },
-    handle: async (request, reply, _d, { ids: refs }) => {
+    handle: async (request, reply, _params, { ids: refs }) => {
       const body: Lookup = {
         results: await lookup.lookup(refs, lookupCaller(request)),
         corpus_available: ctx.metadata?.service.graphConfigured ?? false,

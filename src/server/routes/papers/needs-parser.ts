@@ -20,7 +20,7 @@ export function needsParserAction(ctx: AppContext): PaperAction {
       querystring: Query,
       response: { 200: NeedsParser, 503: claimStoreDown },
     },
-    handle: async (_request, reply, _d, query) => {
+    handle: async (_request, reply, _params, query) => {
       const answer = await ctx.papers.needsParser(query.limit, query.include_claimed);
       return reply.code(200).send({ ...answer, papers: answer.papers.map((p) => ({ ...p, arxiv_id: p.preprint_id })) });
     },

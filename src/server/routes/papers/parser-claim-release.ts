@@ -1,15 +1,16 @@
 /** `DELETE /api/papers/{preprint_id}/parser-claim/{claim_id}` (CONTRACT §9.5): release a claim. */
 import { Type } from '@sinclair/typebox';
 import type { AppContext } from '../../http/context.js';
+import { paramsSchema } from '../../http/query-schema.js';
 import { ErrorBody } from '../schemas.js';
-import { uploadTarget, type PaperAction, type UploadTarget } from './action.js';
+import { claimIdParam, definePaperAction, versionedIdParam, type PaperAction } from './action.js';
 import { claimStoreDown } from './upload-answers.js';
 
 export function parserClaimReleaseAction(ctx: AppContext): PaperAction {
-  const action: PaperAction<unknown, UploadTarget> = {
+  return definePaperAction({
     method: 'DELETE',
     path: '/api/papers/{preprint_id}/parser-claim/{claim_id}',
-    target: uploadTarget,
+    params: paramsSchema({ preprint_id: versionedIdParam, claim_id: claimIdParam }),
     schema: {
       summary: 'Release a claim',
       tags: ['papers'],
@@ -19,10 +20,9 @@ export function parserClaimReleaseAction(ctx: AppContext): PaperAction {
         503: claimStoreDown,
       },
     },
-    handle: async (_request, reply, { versionedId, claimId }) => {
-      await ctx.papers.releaseClaim(versionedId, claimId!);
+    handle: async (_request, reply, { preprint_id: id, claim_id: claimId }) => {
+      await ctx.papers.releaseClaim(id, claimId);
       return reply.code(204).send();
     },
-  };
-  return action;
+  });
 }

@@ -6,7 +6,7 @@ import { normaliseTtl } from '../../papers/claims.js';
 import { headerUser } from '../papers-http.js';
 import { AlreadyClaimed, ParserClaim } from '../../../shared/api/parser-claims.js';
 import { ErrorBody } from '../schemas.js';
-import { definePaperAction, uploadTarget, type PaperAction } from './action.js';
+import { definePaperAction, UploadParams, type PaperAction } from './action.js';
 import { claimStoreDown, storeError } from './upload-answers.js';
 
 /** The §5.2 lease length: never refused, normalised. */
@@ -23,7 +23,7 @@ export function parserClaimAction(ctx: AppContext): PaperAction {
   return definePaperAction({
     method: 'POST',
     path: '/api/papers/{preprint_id}/parser-claim',
-    target: uploadTarget,
+    params: UploadParams,
     schema: {
       summary: 'Claim a paper for parsing (a lease)',
       tags: ['papers'],
@@ -36,7 +36,7 @@ export function parserClaimAction(ctx: AppContext): PaperAction {
         503: claimStoreDown,
       },
     },
-    handle: async (request, reply, { versionedId: id }, query) => {
+    handle: async (request, reply, { preprint_id: id }, query) => {
       const requester = headerUser(request, ctx.config.userHeader) ?? request.principal?.login ?? 'system-pat';
       const claim = await ctx.papers.claim(id, requester, query.ttl_seconds);
       return reply.code(201).send({ ...claim, lease_id: claim.claim_id });

@@ -1,5 +1,6 @@
 /** Paper registry routes (CONTRACT §18.2): fetch, jobs and the original clients' downloader routes (§19). */
 import type { AppContext } from '../../http/context.js';
+import { paperAccessOf } from '../access.js';
 import type { PaperAction } from './action.js';
 import { downloaderFetchAction } from './downloader-fetch.js';
 import { downloaderJobsAction } from './downloader-jobs.js';
@@ -12,7 +13,7 @@ import { jobsAction } from './jobs.js';
  * (empty with access off); the downloader's fetch always (503 with access off).
  */
 export function jobActions(ctx: AppContext): PaperAction[] {
-  const access = ctx.config.paperAccessEnabled ? (ctx.access ?? null) : null;
+  const access = paperAccessOf(ctx);
   return [
     ...(access ? [fetchAction(access)] : []),
     jobsAction(access),

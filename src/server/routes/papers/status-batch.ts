@@ -5,7 +5,7 @@ import { listField, mapField, querySchema } from '../../http/query-schema.js';
 import { batchIds, batchStatus, type JobProbe } from '../../papers/status-batch.js';
 import { definePaperAction, type PaperAction } from './action.js';
 import { ErrorBody } from '../schemas.js';
-import { paperAccessOf } from './read-id.js';
+import { paperAccessOf } from '../access.js';
 
 /** The jobs of paper access when it is on; none otherwise. */
 function jobProbe(ctx: AppContext): JobProbe {
@@ -44,6 +44,6 @@ export function statusBatchAction(ctx: AppContext): PaperAction {
         400: { ...ErrorBody, description: `no ids, or more than ${BATCH_MAX_IDS} (\`{detail, max}\`)` },
       },
     },
-    handle: async (_request, _reply, _d, { ids }) => ({ results: batchStatus(ctx.papers.index, ids, probe) }),
+    handle: async (_request, _reply, _params, { ids }) => ({ results: batchStatus(ctx.papers.index, ids, probe) }),
   });
 }

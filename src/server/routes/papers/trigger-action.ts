@@ -7,7 +7,7 @@ import type { AccessKind } from '../../access/engine.js';
 import type { PaperAccess, TriggerSnapshot } from '../../access/service.js';
 import { statusPath } from '../../access/snapshot.js';
 import { JobSnapshot as Snapshot } from '../../../shared/api/jobs.js';
-import { ID_OR_DOI, type PaperAction } from './action.js';
+import { definePaperAction, ReadParams, type PaperAction } from './action.js';
 import { resolutionErrors, resolveRequested } from './resolution.js';
 
 const STATUS_OF: Readonly<Record<TriggerSnapshot['outcome'], number>> = {
@@ -20,11 +20,11 @@ const STATUS_OF: Readonly<Record<TriggerSnapshot['outcome'], number>> = {
 
 /** The trigger read of `kind` at `path` (each path is declared by its own module). */
 export function triggerAction(access: PaperAccess, kind: AccessKind, path: string): PaperAction {
-  return {
+  return definePaperAction({
     method: 'GET',
     path,
+    params: ReadParams,
     schema: {
-      params: Type.Object({ preprint_id: ID_OR_DOI }),
       summary:
         kind === 'markdown'
           ? 'The paper as markdown; starts a fetch and conversion when it is not stored (202)'
@@ -48,8 +48,8 @@ export function triggerAction(access: PaperAccess, kind: AccessKind, path: strin
         },
       },
     },
-    handle: async (request, reply, d) => {
-      const resolution = await resolveRequested(access, d.id, request, reply);
+    handle: async (request, reply, { preprint_id: requested }) => {
+      const resolution = await resolveRequested(access, requested, request, reply);
       const result = await access.trigger(resolution, kind);
       if (result.type === 'content') {
         reply.header('Content-Type', result.contentType).header('Content-Length', String(result.size));
@@ -60,5 +60,5 @@ export function triggerAction(access: PaperAccess, kind: AccessKind, path: strin
       if (result.retryAfterSeconds !== null) reply.header('Retry-After', String(result.retryAfterSeconds));
       return reply.code(STATUS_OF[result.outcome]).send(result.snapshot);
     },
-  };
+  });
 }

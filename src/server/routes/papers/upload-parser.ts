@@ -5,7 +5,7 @@ import { booleanField, mapField, querySchema, sha256Field, textField } from '../
 import { PARSER_ZIP_LIMIT } from '../../papers/upload-parser.js';
 import { headerUser, receiveFilePart, requireMultipart } from '../papers-http.js';
 import { ErrorBody, Nullable, Sha256 } from '../schemas.js';
-import { definePaperAction, sendUploaded, uploadTarget, type PaperAction } from './action.js';
+import { definePaperAction, sendUploaded, UploadParams, type PaperAction } from './action.js';
 import { catalogSync, Collision, storeError } from './upload-answers.js';
 
 const ParserUploaded = Type.Object(
@@ -47,7 +47,7 @@ export function uploadParserAction(ctx: AppContext): PaperAction {
   return definePaperAction({
     method: 'POST',
     path: '/api/papers/{preprint_id}/upload-parser',
-    target: uploadTarget,
+    params: UploadParams,
     schema: {
       summary: 'Upload a parser result zip (full.md and images/)',
       tags: ['papers'],
@@ -68,7 +68,7 @@ export function uploadParserAction(ctx: AppContext): PaperAction {
         500: storeError,
       },
     },
-    handle: async (request, reply, { versionedId: id }, query) => {
+    handle: async (request, reply, { preprint_id: id }, query) => {
       requireMultipart(request, 'parser_zip');
       const staged = await receiveFilePart(request, PARSER_ZIP_PARTS, PARSER_ZIP_LIMIT, (file) =>
         ctx.papers.stage('parser_zip', file),

@@ -5,7 +5,7 @@ import { booleanField, querySchema, sha256Field } from '../../http/query-schema.
 import { PDF_UPLOAD_LIMIT } from '../../papers/upload-pdf.js';
 import { headerUser, receiveFilePart, requireMultipart } from '../papers-http.js';
 import { ErrorBody, Sha256 } from '../schemas.js';
-import { definePaperAction, sendUploaded, uploadTarget, type PaperAction } from './action.js';
+import { definePaperAction, sendUploaded, UploadParams, type PaperAction } from './action.js';
 import { catalogSync, Collision, storeError } from './upload-answers.js';
 
 const PdfUploaded = Type.Object(
@@ -32,7 +32,7 @@ export function uploadPdfAction(ctx: AppContext): PaperAction {
   return definePaperAction({
     method: 'POST',
     path: '/api/papers/{preprint_id}/upload-pdf',
-    target: uploadTarget,
+    params: UploadParams,
     schema: {
       summary: 'Upload a PDF (create-if-absent; overwrite keeps the prior version)',
       tags: ['papers'],
@@ -47,7 +47,7 @@ export function uploadPdfAction(ctx: AppContext): PaperAction {
         500: storeError,
       },
     },
-    handle: async (request, reply, { versionedId: id }, query) => {
+    handle: async (request, reply, { preprint_id: id }, query) => {
       requireMultipart(request, 'pdf');
       const staged = await receiveFilePart(request, 'pdf', PDF_UPLOAD_LIMIT, (file) => ctx.papers.stage('pdf', file));
       const result = await ctx.papers.uploadPdf({
