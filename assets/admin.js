@@ -24,12 +24,23 @@
     }
     return tr;
   }
-  /** Replaces the rows of table `id` with one row per item. */
+  /**
+   * Replaces the rows of table `id` with one row per item. Each cell is labelled with its column's heading, which
+   * narrow screens show in front of it (the rows stack there).
+   */
   function fill(id, items, toRow) {
-    var body = $(id).tBodies[0];
+    var table = $(id);
+    var headings = Array.prototype.map.call(table.tHead.rows[0].cells, function (th) {
+      return th.textContent.trim();
+    });
+    var body = table.tBodies[0];
     body.textContent = '';
     items.forEach(function (item) {
-      body.appendChild(toRow(item));
+      var tr = toRow(item);
+      Array.prototype.forEach.call(tr.cells, function (td, i) {
+        if (headings[i]) td.setAttribute('data-label', headings[i]);
+      });
+      body.appendChild(tr);
     });
   }
   function api(method, path) {
@@ -53,11 +64,22 @@
     b.addEventListener('click', onClick);
     return b;
   }
-  /** A button that, once `question` is confirmed, sends `method path` and reloads the tables. */
+  /**
+   * A button that, once `question` is confirmed, sends `method path` and reloads the tables; focus then goes to the
+   * heading of its section, since the button itself may be gone with its row.
+   */
   function confirmed(label, question, method, path) {
-    return button(label, function () {
-      if (confirm(question)) api(method, path).then(refresh);
+    var b = button(label, function () {
+      if (!confirm(question)) return;
+      var heading = b.closest('section').querySelector('h2');
+      api(method, path)
+        .then(refresh)
+        .then(function () {
+          heading.focus();
+        });
     });
+    b.setAttribute('aria-label', label + ': ' + question.replace(/\?$/, ''));
+    return b;
   }
   function actions(buttons) {
     var span = document.createElement('span');
@@ -73,6 +95,7 @@
     $('app').hidden = true;
     $('login').hidden = false;
     $('who').textContent = '';
+    $('login-title').focus();
   }
   function loadUsers() {
     return api('GET', '/api/collections/users/records?page=1&perPage=500').then(function (data) {
@@ -154,7 +177,10 @@
         $('who').textContent = r.data.record.email + ' ';
         $('who').appendChild(button('Sign out', signOut));
         $('password').value = '';
-        refresh();
+        // The form is gone: focus goes to the first section of what replaced it.
+        return refresh().then(function () {
+          $('users-title').focus();
+        });
       });
   });
   if (token) refresh();

@@ -1,11 +1,15 @@
 #!/usr/bin/env node
 /**
- * Local stand-ins for the paper-access upstreams (arXiv, OpenAlex, MinerU, Qdrant, embed server), on fixed
- * loopback ports, with a few sample papers — so the development server (README command 1) can turn paper access
- * on without reaching the internet. They are the test doubles of `test/support/upstreams/`, which speak the wire
- * protocol of CONTRACT §12.
+ * Local stand-ins for the paper-access upstreams (arXiv, OpenAlex, MinerU, Qdrant, embed server) and for the
+ * identity provider, on fixed loopback ports, with a few sample papers — so the development server (README
+ * command 1) can turn paper access and sign-in on without reaching the internet. They are the test doubles of
+ * `test/support/upstreams/`, which speak the wire protocol of CONTRACT §12.
  *
- *   node scripts/dev-upstreams.mjs [--base-port 4310] [--exit-with-stdin]
+ *   node scripts/dev-upstreams.mjs [--base-port 4310] [--no-papers] [--no-idp] [--exit-with-stdin]
+ *
+ * The identity provider (base port + 5) is the GitHub double with a sign-in form: any name signs in, each name as
+ * its own person under the allow-listed login `dev` (CONTRACT §7.5 has no wildcard). `--no-papers` and `--no-idp`
+ * leave out the one or the other (the env file configures real ones).
  *
  * Prints the settings that point pksd at them, then serves until interrupted (Ctrl-C) or, with
  * `--exit-with-stdin`, until its standard input closes (so it ends with the process holding that pipe).
@@ -27,69 +31,116 @@ const { startOpenAlexDouble, arxivWork } = await import('../test/support/upstrea
 const { startMineruDouble } = await import('../test/support/upstreams/mineru.ts');
 const { startQdrantDouble } = await import('../test/support/upstreams/qdrant.ts');
 const { startEmbedDouble } = await import('../test/support/upstreams/embed.ts');
+const { startGitHubDouble, nameUser, DEV_LOGIN } = await import('../test/support/upstreams/github.ts');
+
+const { samplePapers } = await import('./lib/sample-papers.mjs');
 
 const DEV_PARSER_TOKEN = 'dev-parser-token';
+const withPapers = !args.includes('--no-papers');
+const withIdp = !args.includes('--no-idp');
 
-/** Sample papers: versionless id → latest version (every version has a small PDF). */
-const PAPERS = { 'quant-ph/9508027': 2, 'quant-ph/9605043': 3, '2501.00010': 2, '0811.3171': 3, 1411.4028: 1 };
-const DOIS = { '10.1137/s0097539795293172': 'quant-ph/9508027', '10.1103/physrevlett.103.150502': '0811.3171' };
-
-const arxiv = await startArxivDouble({ port: base });
-for (const [id, latest] of Object.entries(PAPERS)) {
-  const pdfs = new Map();
-  for (let v = 1; v <= latest; v++) pdfs.set(v, fakePdf(`${id}v${v}`, 64 * 1024));
-  arxiv.papers.set(id, { latestVersion: latest, pdfs });
-  arxiv.entries.set(id, {
-    title: `Sample paper ${id}`,
+/**
+ * Papers arXiv knows: the stored samples (assets/sample-papers, their latest version's PDF is the sample's) and two
+ * that are not stored, to try a conversion on. Every other version has a small placeholder PDF.
+ */
+const SAMPLES = samplePapers();
+const PAPERS = [
+  ...SAMPLES,
+  {
+    id: '0811.3171',
+    version: 3,
+    title: 'Quantum algorithm for solving linear systems of equations',
+    authors: ['Aram W. Harrow', 'Avinatan Hassidim', 'Seth Lloyd'],
+    abstract:
+      'Given a sparse, well-conditioned N by N matrix A and a vector b, a quantum computer prepares a state ' +
+      'proportional to the solution x of Ax = b in time polylogarithmic in N, and estimates expectation values of x.',
+    published: '2008-11-19',
+    doi: '10.1103/physrevlett.103.150502',
+  },
+  {
+    id: '2501.00010',
+    version: 2,
+    title: 'Sample paper 2501.00010: a development stand-in',
     authors: ['Ada Lovelace', 'Alan Turing'],
-    abstract: `The abstract of the sample paper ${id}, served by the local arXiv API stand-in.`,
-    published: '2001-02-03',
+    abstract: 'A paper the local arXiv stand-in serves and the development server has not stored: convert it.',
+    published: '2025-01-02',
+    doi: null,
+  },
+];
+
+const servers = [];
+const settings = {};
+if (withPapers) {
+  const arxiv = await startArxivDouble({ port: base });
+  for (const paper of PAPERS) {
+    const pdfs = new Map();
+    for (let v = 1; v <= paper.version; v++) {
+      pdfs.set(v, v === paper.version && paper.pdf ? paper.pdf : fakePdf(`${paper.id}v${v}`, 64 * 1024));
+    }
+    arxiv.papers.set(paper.id, { latestVersion: paper.version, pdfs });
+    const { title, authors, abstract, published } = paper;
+    arxiv.entries.set(paper.id, { title, authors, abstract, published });
+  }
+  const openalex = await startOpenAlexDouble({ port: base + 1 });
+  for (const paper of PAPERS) if (paper.doi) openalex.works.set(paper.doi, arxivWork(paper.doi, paper.id));
+  const mineru = await startMineruDouble({ port: base + 2 });
+  mineru.tokens.add(DEV_PARSER_TOKEN);
+  const qdrant = await startQdrantDouble({ port: base + 3 });
+  qdrant.points = PAPERS.map((paper, i) => ({
+    id: i + 1,
+    score: 0.9 - i * 0.1,
+    payload: {
+      preprint_id: `${paper.id}v${paper.version}`,
+      canonical: paper.id,
+      yymm: paper.id.replace(/^.*\//, '').slice(0, 4),
+      version: paper.version,
+      title: paper.title,
+      authors: paper.authors,
+      categories: ['quant-ph'],
+      section_path: ['1 Introduction'],
+      chunk_index: 0,
+      chunk_text: paper.abstract,
+      md_object_key: null,
+      char_start: 0,
+      char_end: paper.abstract.length,
+      image_refs: [],
+    },
+  }));
+  const embed = await startEmbedDouble({ port: base + 4 });
+  servers.push(arxiv, openalex, mineru, qdrant, embed);
+  Object.assign(settings, {
+    SVC_PAPER_ACCESS_ENABLED: 'true',
+    SVC_PREPRINT_BASE_URL: arxiv.baseUrl,
+    SVC_PREPRINT_API_URL: `${arxiv.baseUrl}/api/query`,
+    SVC_SCHOLARLY_BASE_URL: openalex.baseUrl,
+    SVC_SCHOLARLY_MAILTO: 'dev@localhost',
+    PARSER_API_BASE_URL: mineru.baseUrl,
+    PARSER_API_TOKENS: DEV_PARSER_TOKEN,
+    PARSER_POLL_INTERVAL: '0.5',
+    SVC_RAG_VECTORDB_URL: qdrant.baseUrl,
+    SVC_RAG_EMBED_URL: embed.baseUrl,
   });
 }
-const openalex = await startOpenAlexDouble({ port: base + 1 });
-for (const [doi, id] of Object.entries(DOIS)) openalex.works.set(doi, arxivWork(doi, id));
-const mineru = await startMineruDouble({ port: base + 2 });
-mineru.tokens.add(DEV_PARSER_TOKEN);
-const qdrant = await startQdrantDouble({ port: base + 3 });
-qdrant.points = Object.keys(PAPERS).map((id, i) => ({
-  id: i + 1,
-  score: 0.9 - i * 0.1,
-  payload: {
-    preprint_id: `${id}v${PAPERS[id]}`,
-    canonical: id,
-    yymm: id.replace(/^.*\//, '').slice(0, 4),
-    version: PAPERS[id],
-    title: `Sample paper ${id}`,
-    authors: ['A. Author'],
-    categories: ['quant-ph'],
-    section_path: ['1 Introduction'],
-    chunk_index: 0,
-    chunk_text: `The opening paragraph of ${id}.`,
-    md_object_key: null,
-    char_start: 0,
-    char_end: 40,
-    image_refs: [],
-  },
-}));
-const embed = await startEmbedDouble({ port: base + 4 });
+if (withIdp) {
+  const idp = await startGitHubDouble(nameUser('Ada Lovelace'), { port: base + 5, signInForm: true });
+  servers.push(idp);
+  Object.assign(settings, idp.env, {
+    IDP_DISPLAY_NAME: 'the development identity provider',
+    SVC_ALLOWED_IDP_LOGINS: DEV_LOGIN,
+  });
+}
 
-const settings = {
-  SVC_PAPER_ACCESS_ENABLED: 'true',
-  SVC_PREPRINT_BASE_URL: arxiv.baseUrl,
-  SVC_PREPRINT_API_URL: `${arxiv.baseUrl}/api/query`,
-  SVC_SCHOLARLY_BASE_URL: openalex.baseUrl,
-  SVC_SCHOLARLY_MAILTO: 'dev@localhost',
-  PARSER_API_BASE_URL: mineru.baseUrl,
-  PARSER_API_TOKENS: DEV_PARSER_TOKEN,
-  PARSER_POLL_INTERVAL: '0.5',
-  SVC_RAG_VECTORDB_URL: qdrant.baseUrl,
-  SVC_RAG_EMBED_URL: embed.baseUrl,
-};
-for (const [name, value] of Object.entries(settings)) console.log(`${name}=${value}`);
-console.error(`dev-upstreams: serving on 127.0.0.1:${base}..${base + 4}; papers: ${Object.keys(PAPERS).join(', ')}`);
+// Shell assignments (single-quoted: the display name has spaces); the last line says the stand-ins are up.
+const quote = (value) => `'${value.replace(/'/g, `'\\''`)}'`;
+for (const [name, value] of Object.entries(settings)) console.log(`${name}=${quote(value)}`);
+console.log('PKS_DEV_UPSTREAMS_READY=1');
+const papers = withPapers ? `papers: ${PAPERS.map((p) => p.id).join(', ')}` : 'no paper upstreams';
+console.error(
+  `dev-upstreams: serving on 127.0.0.1:${base}..${base + 5}; ${papers}${withIdp ? '; identity provider' : ''}`,
+);
 
 const stop = async () => {
-  await Promise.all([arxiv, openalex, mineru, qdrant, embed].map((d) => d.close()));
+  await Promise.all(servers.map((d) => d.close()));
   process.exit(0);
 };
 process.once('SIGINT', stop);

@@ -1,6 +1,8 @@
 import react from '@vitejs/plugin-react';
 import { fileURLToPath } from 'node:url';
 import { defineConfig } from 'vite';
+import { precompress } from './precompress.js';
+import { katexVersionCheck } from './katex-version.js';
 
 const root = fileURLToPath(new URL('.', import.meta.url));
 // rehype-katex parses KaTeX's HTML through this package, whose browser build parses with the DOM: that applies the
@@ -13,7 +15,7 @@ const api = process.env['PKS_API'] ?? 'http://127.0.0.1:4200';
 export default defineConfig({
   root,
   base: '/',
-  plugins: [react()],
+  plugins: [react(), precompress(), katexVersionCheck()],
   resolve: { alias: { 'hast-util-from-html-isomorphic': htmlParser } },
   build: {
     outDir: 'dist',

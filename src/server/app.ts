@@ -6,6 +6,7 @@ import FindMyWay, { type HTTPMethod } from 'find-my-way';
 import { userHeaderBinding } from './http/audit.js';
 import { proxyTrust } from './http/client.js';
 import type { App, AppContext, RegisteredRoute } from './http/context.js';
+import { registerCompression } from './http/compression.js';
 import { clientErrorHandler, frameworkErrors, sendError } from './http/errors.js';
 import { isApiPath, requestPath, setApiHeaders } from './http/headers.js';
 import { openApiOptions, type DispatchedOperation } from './http/openapi.js';
@@ -21,6 +22,7 @@ import { ingestRoutes } from './routes/ingest.js';
 import { ragRoutes } from './routes/rag.js';
 import { installerRoutes } from './routes/installer.js';
 import { metaRoutes } from './routes/meta.js';
+import { mcpRoutes } from './routes/mcp.js';
 import { paperRoutes } from './routes/papers.js';
 import { jobActions } from './routes/papers/registry-jobs.js';
 import { metadataActions } from './routes/papers/registry-metadata.js';
@@ -138,6 +140,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   app.addHook('onRequest', async (request, reply) => (request.is404 ? unrouted(request, reply) : undefined));
   app.setNotFoundHandler(unrouted);
 
+  await registerCompression(app);
   await app.register(
     fastifySwagger,
     openApiOptions(() => dispatched),
@@ -147,13 +150,14 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   await app.register(metaRoutes, { ctx });
   await app.register(installerRoutes, { ctx });
   await app.register(identityRoutes, { ctx });
-  const paperAccess = ctx.config.paperAccessEnabled && ctx.access ? accessActions(ctx.access) : [];
+  const paperAccess = accessActions(ctx);
   const registry = [...readActions(ctx), ...metadataActions(ctx), ...jobActions(ctx)];
   await app.register(paperRoutes, { ctx, actions: [...uploadActions(ctx), ...paperAccess, ...registry] });
   if (ctx.ingest) await app.register(ingestRoutes, { ctx, ingest: ctx.ingest });
   if (ctx.rag) await app.register(ragRoutes, { ctx, search: ctx.rag });
   await app.register(wikiRoutes, { ctx });
   await app.register(graphRoutes, { ctx });
+  await app.register(mcpRoutes, { ctx });
   const { spaFallback } = await spaRoutes(app, ctx.webRoot);
 
   return app;

@@ -92,6 +92,9 @@ describe.skipIf(!CHROMIUM)('web front end: graph explorer', () => {
     await page.keyboard.press('Control+Enter');
     await page.getByRole('heading', { name: '3 rows' }).waitFor();
     expect((await sent).postDataJSON()).toEqual({ query, limit: 100 });
+    // A result holding nodes opens as a drawing, like Neo4j Browser; the table is one tab away.
+    expect(await page.getByRole('tab', { name: 'Graph (5 nodes)' }).getAttribute('aria-selected')).toBe('true');
+    await page.getByRole('tab', { name: 'Table' }).click();
     expect(await page.locator('.result-table th').allTextContents()).toEqual(['a', 'r', 'p']);
     const rows = await page
       .locator('.result-table tbody tr')

@@ -2,11 +2,16 @@
  * Sign-in, personal access tokens and device approval in a real browser against a real pksd (CONTRACT §7.2, §7.3,
  * §7.8, §8.5), under the strict Content-Security-Policy, with axe-core on every screen.
  */
-import type { Browser } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CHROMIUM, launchBrowser, openPage, screenshotsAndAxe, type WebPage } from './support/browser.js';
 import { sessionToken, signIn, startStack, type Stack } from './support/stack.js';
 import type { PageGlobals } from './support/page-globals.js';
+
+/** The id of the element that has keyboard focus ('' for none, which is `<body>`). */
+const focusedId = (page: Page) => page.evaluate<string>("document.activeElement?.id ?? ''");
+/** The text of the element that has keyboard focus. */
+const focusedText = (page: Page) => page.evaluate<string>("document.activeElement?.textContent?.trim() ?? ''");
 
 describe.skipIf(!CHROMIUM)('web front end: sign-in, tokens, device approval', () => {
   let stack: Stack;
@@ -99,6 +104,8 @@ describe.skipIf(!CHROMIUM)('web front end: sign-in, tokens, device approval', ()
 
     const plaintext = await page.locator('#new-token').inputValue();
     expect(plaintext).toMatch(/^pat_[A-Za-z0-9]{32}$/);
+    // Focus goes to the new token (selected, ready to copy), not back to <body> with the form gone.
+    await expect.poll(() => focusedId(page)).toBe('new-token');
     await page.getByText('Copy this token now. It is shown only once').waitFor();
     expect(await screenshotsAndAxe(page, 'pat-created')).toEqual([]);
 
@@ -111,6 +118,7 @@ describe.skipIf(!CHROMIUM)('web front end: sign-in, tokens, device approval', ()
 
     await page.getByRole('button', { name: 'I have copied it' }).click();
     await expect.poll(() => page.locator('#new-token').count()).toBe(0);
+    await expect.poll(() => focusedText(page)).toBe('Your tokens');
     const row = page.locator('tr', { hasText: 'laptop CLI' });
     expect(await row.locator('td[data-label="Token"]').textContent()).toBe(`${plaintext.slice(0, 12)}…`);
     expect(await row.locator('td[data-label="Scopes"]').textContent()).toBe('wiki:read');
@@ -132,6 +140,7 @@ describe.skipIf(!CHROMIUM)('web front end: sign-in, tokens, device approval', ()
     await dialog.getByRole('button', { name: 'Revoke token' }).click();
     await page.getByText('Token revoked. Clients using it now get 401.').waitFor();
     await expect.poll(() => page.locator('tr', { hasText: 'laptop CLI' }).count()).toBe(0);
+    await expect.poll(() => focusedText(page)).toBe('Your tokens');
     const after = await stack.server.fetch('/api/pages', { headers: { Authorization: `Bearer ${plaintext}` } });
     expect(after.status).toBe(401);
     expect(cspViolations).toEqual([]);
@@ -178,12 +187,19 @@ describe.skipIf(!CHROMIUM)('web front end: sign-in, tokens, device approval', ()
     ] as const) {
       expect(await page.getByRole('checkbox', { name: scope }).isChecked()).toBe(checked);
     }
+    // The request's time runs down on the page (requests live 600 s).
+    const countdown = page.getByRole('timer');
+    const shown = await countdown.textContent();
+    expect(shown).toMatch(/^Expires in (10:00|9:[0-5]\d)\.$/);
+    await expect.poll(() => countdown.textContent()).not.toBe(shown);
     expect(await screenshotsAndAxe(page, 'device-pending')).toEqual([]);
 
     await page.getByLabel('Token name').fill('laptop via device flow');
     await page.getByRole('checkbox', { name: 'graph:read' }).uncheck();
     await page.getByRole('button', { name: 'Approve' }).click();
     await page.getByText('Approved. The client receives its token at its next poll').waitFor();
+    await expect.poll(() => focusedId(page)).toBe('device-status');
+    expect(await page.getByRole('timer').count()).toBe(0);
     expect(await screenshotsAndAxe(page, 'device-approved')).toEqual([]);
 
     // RFC 8628: the client waits `interval` seconds between polls (a faster poll is answered slow_down).
@@ -197,7 +213,7 @@ describe.skipIf(!CHROMIUM)('web front end: sign-in, tokens, device approval', ()
     const pages = await stack.server.fetch('/api/pages', { headers: { Authorization: `Bearer ${body.access_token}` } });
     expect(pages.status).toBe(200);
 
-    await page.reload();
+    // The page sees the client take its token by itself, without a reload.
     await page.getByText('Completed. The client has received its token').waitFor();
     expect(cspViolations).toEqual([]);
   });
@@ -218,6 +234,7 @@ describe.skipIf(!CHROMIUM)('web front end: sign-in, tokens, device approval', ()
     expect(await page.getByRole('checkbox', { name: 'wiki:read' }).isChecked()).toBe(false);
     await page.getByRole('button', { name: 'Deny' }).click();
     await page.getByText('Denied. The client has been told that access was refused.').waitFor();
+    await expect.poll(() => focusedId(page)).toBe('device-status');
     const denied = await stack.server.fetch('/api/oauth/device/token', {
       method: 'POST',
       headers: { 'content-type': 'application/json' },

@@ -32,12 +32,14 @@ describe('parsePaperRef', () => {
     ['arxiv.org/abs/2501.00010v1', id('2501.00010v1')],
     ['HTTPS://ARXIV.ORG/abs/2501.00010v1', id('2501.00010v1')],
     // DOIs and doi.org links, normalised as the server does (lower case).
-    ['10.1137/S0097539795293172', doi('10.1137/s0097539795293172')],
-    ['doi:10.1103/PhysRevLett.79.325', doi('10.1103/physrevlett.79.325')],
-    ['https://doi.org/10.1137/S0097539795293172', doi('10.1137/s0097539795293172')],
-    ['http://dx.doi.org/10.1038/nature23879', doi('10.1038/nature23879')],
-    ['doi.org/10.1038/nature23879', doi('10.1038/nature23879')],
-    ['https://doi.org/10.1002%2F(SICI)1097-0207', doi('10.1002/(sici)1097-0207')],
+    ...Object.entries({
+      '10.1137/S0097539795293172': '10.1137/s0097539795293172',
+      'doi:10.1103/PhysRevLett.79.325': '10.1103/physrevlett.79.325',
+      'https://doi.org/10.1137/S0097539795293172': '10.1137/s0097539795293172',
+      'http://dx.doi.org/10.1038/nature23879': '10.1038/nature23879',
+      'doi.org/10.1038/nature23879': '10.1038/nature23879',
+      'https://doi.org/10.1002%2F(SICI)1097-0207': '10.1002/(sici)1097-0207',
+    }).map(([input, normalised]): [string, PaperRef] => [input, doi(normalised)]),
     // Nothing to open.
     ['', null],
     ['   ', null],

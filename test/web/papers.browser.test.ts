@@ -6,7 +6,7 @@
  * filtered and paged, a paper opened from a pasted link, and a paper's record, versions and figures gallery.
  */
 import { readFile } from 'node:fs/promises';
-import type { Browser } from 'playwright-core';
+import type { Browser, Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessEnv, startDoubles, type Doubles } from '../server/access/support/harness.js';
 import { addPaper } from '../server/access/support/papers.js';
@@ -22,6 +22,14 @@ const FIGURE = makePng(64, 40, (x, y) => [40 + x * 3, 80 + y * 4, 200]);
 const PLOT = makePng(48, 48, (x, y) => [200, 60 + x * 3, 60 + y * 3]);
 const MiB = 1024 * 1024;
 const OPEN_LABEL = 'Open a paper by preprint id, DOI or arXiv / doi.org link';
+
+/** Clicks `button`, which starts a download: the file's suggested name and its bytes. */
+async function downloadFrom(button: Locator): Promise<{ name: string; bytes: Buffer }> {
+  const download = button.page().waitForEvent('download');
+  await button.click();
+  const saved = await download;
+  return { name: saved.suggestedFilename(), bytes: await readFile(await saved.path()) };
+}
 
 /**
  * The console errors of a page, except the browser's report of each 404 answer a test expects: a paper the server
@@ -191,8 +199,18 @@ describe.skipIf(!CHROMIUM)('web front end: papers', () => {
       await page.goto(`${stack.url}/papers/${id}`);
       const md = page.locator('section.paper-markdown');
       const pdf = page.getByRole('region', { name: 'PDF' });
-      await md.getByText('Not in the store').waitFor();
-      await md.getByText(`not cached; GET /api/papers/${id}/markdown starts a conversion`).waitFor();
+      await md.getByText('Not stored yet').waitFor();
+      await md
+        .getByText(
+          'No markdown of this paper is stored yet. Converting downloads the PDF from arXiv when needed and turns it ' +
+            'into markdown with its figures.',
+        )
+        .waitFor();
+      await pdf
+        .getByText('No PDF of this paper is stored yet. Fetching downloads it from arXiv and keeps it here.')
+        .waitFor();
+      // The API's own words ("not cached; GET /api/papers/…/markdown starts a conversion") stay in the docs.
+      expect(await page.locator('main').textContent()).not.toMatch(/\/api\/|GET |not cached/);
       expect(await screenshotsAndAxe(page, 'paper-none')).toEqual([]);
 
       // The other paper's download takes the only fetch slot and is held at arXiv.
@@ -203,7 +221,6 @@ describe.skipIf(!CHROMIUM)('web front end: papers', () => {
       await md.getByRole('button', { name: 'Convert to markdown' }).click();
       await md.getByText('Queued', { exact: true }).waitFor();
       await md.getByText('Downloading the PDF from arXiv').waitFor();
-      await md.getByText('conversion in progress').waitFor();
       // The PDF panel follows the same job: the PDF is being fetched for the conversion.
       await pdf.getByText('Downloading the PDF from arXiv').waitFor();
 
@@ -263,12 +280,9 @@ describe.skipIf(!CHROMIUM)('web front end: papers', () => {
       expect(await article.locator('table td').allTextContents()).toEqual(['3', '0.125']);
       expect(await screenshotsAndAxe(page, 'paper-markdown')).toEqual([]);
 
-      const download = page.waitForEvent('download');
-      await page.getByRole('button', { name: 'Download PDF' }).click();
-      const saved = await download;
-      expect(saved.suggestedFilename()).toBe('2502.00020v1.pdf');
-      const bytes = await readFile(await saved.path());
-      expect(bytes.equals(d.arxiv.papers.get('2502.00020')!.pdfs.get(1)!)).toBe(true);
+      const pdfFile = await downloadFrom(page.getByRole('button', { name: 'Download PDF' }));
+      expect(pdfFile.name).toBe('2502.00020v1.pdf');
+      expect(pdfFile.bytes.equals(d.arxiv.papers.get('2502.00020')!.pdfs.get(1)!)).toBe(true);
       expect(w.cspViolations).toEqual([]);
     });
 
@@ -287,12 +301,12 @@ describe.skipIf(!CHROMIUM)('web front end: papers', () => {
       await page.waitForURL(`${stack.url}/papers/${doi.toLowerCase()}`);
       await page
         .getByText(
-          `“${doi.toLowerCase()}” was resolved to quant-ph/9508027v2: doi_resolved_via_openalex (DOI -> arXiv id quant-ph/9508027); ` +
-            'version=v2 (no version specified; latest published version used).',
+          `“${doi.toLowerCase()}” is quant-ph/9508027v2: OpenAlex lists the DOI as arXiv paper quant-ph/9508027; ` +
+            'no version was given, so the latest one, v2, is shown.',
         )
         .waitFor();
       await statusRequest;
-      await page.locator('section.paper-markdown').getByText('Not in the store').waitFor();
+      await page.locator('section.paper-markdown').getByText('Not stored yet').waitFor();
       // The sample wiki's page for the resolved paper is linked.
       await page
         .getByRole('link', {
@@ -451,23 +465,32 @@ describe.skipIf(!CHROMIUM)('web front end: papers', () => {
       expect(w.consoleErrors).toEqual([]);
     });
 
-    it('opens a paper from an id, a DOI or an arxiv.org or doi.org link, and says why other text opens none', async () => {
-      const { page } = w;
-      const cases: [input: string, path: string][] = [
+    /**
+     * Opens each way of naming a paper with `open` and expects the paper's canonical address; the last, a DOI, opens
+     * the paper it names (the server resolves it through OpenAlex).
+     */
+    const openEach = async (open: (text: string) => Promise<unknown>) => {
+      const cases: [text: string, path: string][] = [
         ['https://arxiv.org/pdf/2501.00010v2.pdf', '/papers/2501.00010v2'],
         ['https://arxiv.org/abs/2501.00010', '/papers/2501.00010'],
         ['arXiv:2501.00010V1', '/papers/2501.00010v1'],
         ['9508027v2', '/papers/quant-ph/9508027v2'],
         ['https://doi.org/10.1234/EW.2025.10', '/papers/10.1234/ew.2025.10'],
       ];
-      for (const [input, path] of cases) {
+      for (const [text, path] of cases) {
+        await open(text);
+        await w.page.waitForURL(`${stack.url}${path}`);
+      }
+      await w.page.getByRole('heading', { level: 1, name: /Entanglement witnesses in practice/ }).waitFor();
+    };
+
+    it('opens a paper from an id, a DOI or an arxiv.org or doi.org link, and says why other text opens none', async () => {
+      const { page } = w;
+      await openEach(async (input) => {
         await page.goto(`${stack.url}/papers`);
         await page.getByLabel(OPEN_LABEL).fill(input);
         await page.getByRole('button', { name: 'Open' }).click();
-        await page.waitForURL(`${stack.url}${path}`);
-      }
-      // The DOI opened the paper it names (the server resolved it through OpenAlex).
-      await page.getByRole('heading', { level: 1, name: /Entanglement witnesses in practice/ }).waitFor();
+      });
       await page.goto(`${stack.url}/papers`);
       await page.getByLabel(OPEN_LABEL).fill('https://example.org/abs/2501.00010');
       await page.getByRole('button', { name: 'Open' }).click();
@@ -479,6 +502,19 @@ describe.skipIf(!CHROMIUM)('web front end: papers', () => {
       expect(await page.getByLabel(OPEN_LABEL).getAttribute('aria-invalid')).toBe('true');
       expect(new URL(page.url()).pathname).toBe('/papers');
       expect(await screenshotsAndAxe(page, 'papers-open-refused')).toEqual([]);
+    });
+
+    it('opens a paper from an id or link typed after /papers/ in the address, and says in words when none is named', async () => {
+      const { page } = w;
+      await openEach((typed) => page.goto(`${stack.url}/papers/${typed}`));
+      await page.goto(`${stack.url}/papers/phase-estimation`);
+      await page.getByRole('heading', { level: 1, name: 'This address names no paper' }).waitFor();
+      expect(await page.locator('main .notice').textContent()).toBe(
+        '“phase-estimation” is not a preprint id or DOI (invalid preprint id or DOI: "phase-estimation").',
+      );
+      // No request was made for it: the page knows it names nothing.
+      expect(w.consoleErrors.filter((e) => e.includes('phase-estimation'))).toEqual([]);
+      expect(await screenshotsAndAxe(page, 'paper-not-a-paper')).toEqual([]);
     });
 
     it("shows a paper's record, abstract, versions and figures gallery, and downloads its images", async () => {
@@ -553,14 +589,11 @@ describe.skipIf(!CHROMIUM)('web front end: papers', () => {
       );
       expect(await screenshotsAndAxe(page, 'paper-record')).toEqual([]);
 
-      const download = page.waitForEvent('download');
-      await gallery.getByRole('button', { name: 'Download all 4 images (zip)' }).click();
-      const saved = await download;
-      expect(saved.suggestedFilename()).toBe('2501.00010v2-images.zip');
-      const zip = await readFile(await saved.path());
+      const zip = await downloadFrom(gallery.getByRole('button', { name: 'Download all 4 images (zip)' }));
+      expect(zip.name).toBe('2501.00010v2-images.zip');
       const direct = await stack.api('/api/papers/2501.00010v2/images/zip');
       expect(direct.status).toBe(200);
-      expect(zip.equals(Buffer.from(await direct.arrayBuffer()))).toBe(true);
+      expect(zip.bytes.equals(Buffer.from(await direct.arrayBuffer()))).toBe(true);
     });
 
     it('says when nothing is stored for a paper', async () => {

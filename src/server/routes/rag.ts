@@ -21,9 +21,9 @@ const SearchBody = Type.Object(
     ),
     use_sparse: Type.Optional(Type.Boolean({ description: 'default true' })),
     filters: Type.Optional(
-      // A type list, not a union: the validator coerces only values matching none of the types, so `3` stays a
-      // number and `"0811"` a string.
-      Type.Record(Type.String(), Type.Unsafe<string | number | boolean>({ type: ['string', 'number', 'boolean'] }), {
+      // JSON bodies are validated as sent (no coercion, http/validation.ts), so `3` stays a number and `"0811"` a
+      // string; `anyOf`, not a type list, which Ajv's strict mode refuses to compile quietly.
+      Type.Record(Type.String(), Type.Union([Type.String(), Type.Number(), Type.Boolean()]), {
         description: 'payload key → exact value (all must match)',
       }),
     ),

@@ -13,6 +13,16 @@ server yet.</p><ul><li><a href="/api/health">/api/health</a> — health</li>
 <li><a href="/swagger/index.html">/swagger/index.html</a> — API reference</li></ul></div></body></html>
 `;
 
+/** Vite names every file under `assets/` by a hash of its content, so it never changes at that URL. */
+const HASHED_DIR = 'assets' + path.sep;
+
+/**
+ * Hashed assets are cached for a year without revalidation; everything else (`index.html`, which names the
+ * current assets, and the public files) is revalidated on every use (ETag / Last-Modified, then 304).
+ */
+const cacheControlOf = (relative: string): string =>
+  relative.startsWith(HASHED_DIR) ? 'public, max-age=31536000, immutable' : 'no-cache';
+
 /**
  * The single-page app: static files from `webRoot`, else its `index.html` for any other path (client-side
  * routing), else a placeholder page. Called by the not-found handler for non-API GETs only.
@@ -23,7 +33,16 @@ export async function spaRoutes(
 ): Promise<{ spaFallback: (reply: FastifyReply) => FastifyReply }> {
   const root = path.resolve(webRoot);
   const hasIndex = existsSync(path.join(root, 'index.html'));
-  if (hasIndex) await app.register(fastifyStatic, { root, serve: false });
+  if (hasIndex) {
+    await app.register(fastifyStatic, {
+      root,
+      serve: false,
+      // The build writes `.br` and `.gz` copies (web/precompress.ts): served as they are, with `Vary`.
+      preCompressed: true,
+      cacheControl: false,
+      setHeaders: (reply, file) => reply.header('Cache-Control', cacheControlOf(path.relative(root, file))),
+    });
+  }
 
   const spaFallback = (reply: FastifyReply): FastifyReply => {
     if (!hasIndex) return reply.type('text/html; charset=utf-8').send(PLACEHOLDER);

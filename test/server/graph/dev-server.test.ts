@@ -130,7 +130,9 @@ describe('scripts/dev-server.sh and the graph', () => {
     }
     const dev = await startDevServer('without-java', bin, { PKS_DEV_UPSTREAMS: '0' });
     try {
-      expect(dev.stderr()).toContain('Graph:        none (no Java or no Neo4j launcher');
+      expect(dev.stderr()).toContain(
+        'Graph:        none (no Java: install a Java 17+ runtime and Maven for the graph)',
+      );
       const body = await (
         await fetch(`${dev.url}/api/graph/stats`, { headers: { Authorization: `Bearer ${dev.token}` } })
       ).json();

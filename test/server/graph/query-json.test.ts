@@ -142,7 +142,7 @@ describe('streamed answers of a real Neo4j', () => {
       const query = 'MATCH p = (a:Paper)-[r:CITES]->(b) RETURN a, r, p, a.title AS title LIMIT 5';
       const res = await server.fetch('/api/graph/query', {
         method: 'POST',
-        headers: { authorization: `Bearer ${PAT}`, 'content-type': 'application/json' },
+        headers: { authorization: `Bearer ${PAT}`, 'content-type': 'application/json', 'accept-encoding': 'identity' },
         body: JSON.stringify({ query }),
       });
       expect(res.status).toBe(200);

@@ -33,6 +33,68 @@ export interface GitHubDouble {
   close(): Promise<void>;
 }
 
+export interface GitHubDoubleOptions {
+  /** A fixed loopback port (the development server); default: any free port. */
+  readonly port?: number;
+  /**
+   * The development identity provider: authorize shows a form that asks for a name, and signs in as that person
+   * (`nameUser`) instead of `user`.
+   */
+  readonly signInForm?: boolean;
+}
+
+/**
+ * The login every person of the development identity provider has. CONTRACT §7.5's allow-list names logins and
+ * has no wildcard, so "any name" is any person (own id, name and e-mail address) under this one allow-listed login.
+ */
+export const DEV_LOGIN = 'dev';
+
+/** The development identity provider's person for a typed name: one stable id per name, all under one login. */
+export function nameUser(name: string): GitHubUser {
+  const clean = name.trim().replace(/\s+/g, ' ');
+  const key = createHash('sha256').update(clean.toLowerCase()).digest();
+  const slug =
+    clean
+      .toLowerCase()
+      .normalize('NFKD')
+      .replace(/[^a-z0-9]+/g, '-')
+      .replace(/^-+|-+$/g, '') || 'user';
+  return {
+    // 48 bits: below 2^53, so a JSON number that round-trips.
+    id: key.readUIntBE(0, 6) || 1,
+    login: DEV_LOGIN,
+    name: clean,
+    email: `${slug}.${key.toString('hex', 0, 3)}@dev.localhost`,
+    avatar_url: '',
+  };
+}
+
+const escapeHtml = (text: string) => text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+
+/** The development identity provider's sign-in page: a name, and the authorize parameters passed on. */
+function signInPage(params: URLSearchParams): string {
+  const hidden = [...params]
+    .map(([k, v]) => `<input type="hidden" name="${escapeHtml(k)}" value="${escapeHtml(v)}">`)
+    .join('');
+  return `<!doctype html>
+<html lang="en"><head><meta charset="utf-8"><meta name="viewport" content="width=device-width, initial-scale=1">
+<title>Development identity provider</title>
+<style>body{font:16px/1.5 system-ui,sans-serif;max-width:28rem;margin:4rem auto;padding:0 1rem;color:#1f2328}
+label{display:block;font-weight:600;margin:1rem 0 .25rem}input[type=text]{font:inherit;width:100%;box-sizing:border-box;
+padding:.4rem .5rem;border:1px solid #6e7781;border-radius:6px}button{font:inherit;margin-top:1rem;padding:.4rem 1rem;
+border-radius:6px;border:1px solid #1f6f3a;background:#1f883d;color:#fff;cursor:pointer}p{color:#59636e}</style>
+</head><body><main>
+<h1>Development identity provider</h1>
+<p>A stand-in for the real identity provider, for the development server only: any name signs in, each name as its
+own person.</p>
+<form method="post" action="/login/oauth/authorize">${hidden}
+<label for="name">Your name</label>
+<input id="name" name="name" type="text" required maxlength="100" autocomplete="name" value="Ada Lovelace" autofocus>
+<button type="submit">Sign in</button>
+</form></main></body></html>
+`;
+}
+
 const readBody = (req: IncomingMessage) =>
   new Promise<string>((resolve) => {
     let data = '';
@@ -48,9 +110,10 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 /**
  * A GitHub OAuth double on loopback speaking CONTRACT §12.5: authorize (302 back with `code` and `state`), the
  * token endpoint (checks client credentials, redirect URI and the PKCE verifier; errors as `{"error"}` with 200
- * like GitHub), `/user` and `/user/emails`.
+ * like GitHub), `/user` and `/user/emails`. With `signInForm` (the development server's identity provider) authorize
+ * first shows a page that asks for a name and posts back to itself.
  */
-export async function startGitHubDouble(user: GitHubUser): Promise<GitHubDouble> {
+export async function startGitHubDouble(user: GitHubUser, options: GitHubDoubleOptions = {}): Promise<GitHubDouble> {
   const clientId = 'Iv1.testclient';
   const clientSecret = 'test-client-secret-value';
   const grants = new Map<string, Grant>();
@@ -64,20 +127,28 @@ export async function startGitHubDouble(user: GitHubUser): Promise<GitHubDouble>
       const entry: GitHubDouble['requests'][number] = { method: req.method ?? 'GET', path: url.pathname };
       if (req.headers.authorization) entry.authorization = req.headers.authorization;
       requests.push(entry);
-      if (req.method === 'GET' && url.pathname === '/login/oauth/authorize') {
-        const redirectUri = url.searchParams.get('redirect_uri') ?? '';
-        if (url.searchParams.get('client_id') !== clientId || redirectUri === '')
-          return json(res, 400, { error: 'bad request' });
+      if (url.pathname === '/login/oauth/authorize' && (req.method === 'GET' || req.method === 'POST')) {
+        // The sign-in form posts the authorize parameters back, with the name.
+        if (req.method === 'POST' && !options.signInForm) return json(res, 404, { message: 'Not Found' });
+        const params = req.method === 'POST' ? new URLSearchParams(await readBody(req)) : url.searchParams;
+        const redirectUri = params.get('redirect_uri') ?? '';
+        if (params.get('client_id') !== clientId || redirectUri === '') return json(res, 400, { error: 'bad request' });
+        if (options.signInForm && req.method === 'GET') {
+          res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+          return res.end(signInPage(params));
+        }
+        const name = params.get('name')?.trim() ?? '';
+        if (options.signInForm && name === '') return json(res, 400, { error: 'a name is required' });
         const code = randomBytes(10).toString('hex');
         grants.set(code, {
-          user: state.user,
+          user: options.signInForm ? nameUser(name) : state.user,
           redirectUri,
-          codeChallenge: url.searchParams.get('code_challenge'),
+          codeChallenge: params.get('code_challenge'),
           clientId,
         });
         const target = new URL(redirectUri);
         target.searchParams.set('code', code);
-        target.searchParams.set('state', url.searchParams.get('state') ?? '');
+        target.searchParams.set('state', params.get('state') ?? '');
         res.writeHead(302, { location: target.toString() });
         return res.end();
       }
@@ -116,7 +187,10 @@ export async function startGitHubDouble(user: GitHubUser): Promise<GitHubDouble>
       return json(res, 404, { message: 'Not Found' });
     })();
   });
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, '127.0.0.1', resolve);
+  });
   const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   return {
     url,

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { makeZip } from '../../server/papers/zip.js';
+import { makePng } from '../../web/support/png.js';
 import type { ServerResponse } from 'node:http';
 import {
   Gate,
@@ -101,7 +102,13 @@ export function resultZip(markdown: string, images: Readonly<Record<string, Buff
 
 /** The markdown of the default result zip of a paper. */
 export const defaultMarkdown = (dataId: string) => `# ${dataId}\n\nConverted text.\n\n![fig](images/fig1.png)\n`;
-export const PNG = Buffer.from('89504e470d0a1a0a0000000d49484452', 'hex');
+/** The default result's figure: a valid 240×150 PNG (a bar chart), so browsers and image tools can show it. */
+export const PNG = makePng(240, 150, (x, y) => {
+  const bar = Math.floor((x - 20) / 40);
+  const inBar = x >= 20 && x < 220 && (x - 20) % 40 < 28 && y >= 140 - [60, 110, 85, 125, 40][bar]! && y < 140;
+  if (inBar) return [9, 105, 218];
+  return y === 140 && x >= 12 && x < 228 ? [36, 41, 47] : [255, 255, 255];
+});
 
 export const DONE: TaskScript = { states: ['pending', 'running', 'converting', 'done'] };
 

@@ -5,12 +5,12 @@
  * through `Static<>`. Nothing here restates a body.
  */
 import type { Static } from '@sinclair/typebox';
-import type { GraphFailure, GraphQueryFailure } from '../../../src/server/graph/service';
-import type { ScopeList as ScopeListSchema, ServerInfo as ServerInfoSchema } from '../../../src/server/routes/meta';
-import type { Created, Listed } from '../../../src/server/routes/pat';
-export type { DeviceRequestView, DeviceStatus } from '../../../src/server/auth/device';
-export type { GraphQueryResult, GraphSchema, GraphStats } from '../../../src/server/graph/service';
-export type { JobSnapshot, JobState } from '../../../src/shared/api/jobs';
+import type { GraphFailure, GraphQueryFailure } from '../../../src/server/graph/service.js';
+import type { ScopeList as ScopeListSchema, ServerInfo as ServerInfoSchema } from '../../../src/server/routes/meta.js';
+import type { Created, Listed } from '../../../src/server/routes/pat.js';
+export type { DeviceRequestView, DeviceStatus } from '../../../src/server/auth/device.js';
+export type { GraphQueryResult, GraphSchema, GraphStats } from '../../../src/server/graph/service.js';
+export type { JobSnapshot, JobState } from '../../../src/shared/api/jobs.js';
 export type {
   Figure,
   FigureImage,
@@ -20,17 +20,17 @@ export type {
   PaperListItem,
   PaperMetadata,
   PaperVersion,
-} from '../../../src/shared/api/registry';
-export type { NeedsParserPage, PaperStats } from '../../../src/server/papers/service';
-export type { PullBody, SyncStatusBody } from '../../../src/server/wiki/service';
+} from '../../../src/shared/api/registry.js';
+export type { NeedsParserPage, PaperStats } from '../../../src/server/papers/service.js';
+export type { PullBody, SyncStatusBody } from '../../../src/server/wiki/service.js';
 export type {
   PageDetailResponse,
   PageListItem,
   PageListResponse,
   SearchResponse,
   StatsResponse,
-} from '../../../src/wiki/api';
-export type { ExternalLink } from '../../../src/wiki/types';
+} from '../../../src/wiki/api.js';
+export type { ExternalLink } from '../../../src/wiki/types.js';
 
 /** `GET /api/server/info` (CONTRACT §8.2). */
 export type ServerInfo = Static<typeof ServerInfoSchema>;

@@ -70,3 +70,11 @@ export function fmtDuration(seconds: number): string {
   if (m < 60) return s ? `${m} min ${s} s` : `${m} min`;
   return `${Math.floor(m / 60)} h ${m % 60} min`;
 }
+
+/** A countdown: "9:05" for 545 s, "1:02:03" past an hour; never negative. */
+export function fmtCountdown(seconds: number): string {
+  const total = Math.max(0, Math.ceil(seconds));
+  const s = String(total % 60).padStart(2, '0');
+  const m = Math.floor(total / 60);
+  return m < 60 ? `${m}:${s}` : `${Math.floor(m / 60)}:${String(m % 60).padStart(2, '0')}:${s}`;
+}

@@ -49,6 +49,38 @@ export function extractElements(records: Record<string, unknown>[]): GraphElemen
   return { nodes: [...nodes.values()], edges: drawable };
 }
 
+/** The most nodes the explorer draws: a larger result is drawn in part (the table still lists every row). */
+export const DRAW_CAP = 500;
+
+/**
+ * The first `max` nodes of `elements` and the relationships among them, with how many nodes were left out: what the
+ * drawing can show fluently.
+ */
+export function capElements(elements: GraphElements, max = DRAW_CAP): { drawn: GraphElements; hidden: number } {
+  if (elements.nodes.length <= max) return { drawn: elements, hidden: 0 };
+  const nodes = elements.nodes.slice(0, max);
+  const kept = new Set(nodes.map((n) => n.id));
+  const edges = elements.edges.filter((e) => kept.has(e.start_node) && kept.has(e.end_node));
+  return { drawn: { nodes, edges }, hidden: elements.nodes.length - max };
+}
+
+/** `more` added to `base`: elements already present are kept as they are, new ones appended in order. */
+export function mergeElements(base: GraphElements, more: GraphElements): GraphElements {
+  const nodeIds = new Set(base.nodes.map((n) => n.id));
+  const edgeIds = new Set(base.edges.map((e) => e.id));
+  return {
+    nodes: [...base.nodes, ...more.nodes.filter((n) => !nodeIds.has(n.id))],
+    edges: [...base.edges, ...more.edges.filter((e) => !edgeIds.has(e.id))],
+  };
+}
+
+/** A Cypher string literal of `text` (the query API takes no parameters). */
+export const cypherString = (text: string): string => `'${text.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+
+/** The read query behind "expand": a node, every relationship it has and the node at its other end. */
+export const neighboursQuery = (nodeId: string, limit: number): string =>
+  `MATCH (n)-[r]-(m) WHERE elementId(n) = ${cypherString(nodeId)}\nRETURN n, r, m LIMIT ${limit}`;
+
 /** The text shown on a node: its title, wiki id or preprint id, else its first label. */
 export function nodeCaption(n: GNode): string {
   const p = n.properties;

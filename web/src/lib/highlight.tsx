@@ -17,13 +17,3 @@ export function highlight(text: string, terms: string[]): ReactNode[] {
   );
   return text.split(re).map((part, i) => (i % 2 === 1 ? <mark key={i}>{part}</mark> : part));
 }
-
-/** A search snippet is raw markdown: show wikilinks as their text and drop emphasis and heading marks. */
-export function plainSnippet(snippet: string): string {
-  return snippet
-    .replace(/\[\[([^[\]|#]*)(?:#([^[\]|]*))?(?:\|([^[\]]*))?\]\]/g, (_m, id: string, sec?: string, text?: string) =>
-      (text || id || sec || '').trim(),
-    )
-    .replace(/\*\*|__|(^|\s)#{1,6}\s/g, '$1')
-    .replace(/`/g, '');
-}

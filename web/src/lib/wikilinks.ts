@@ -1,4 +1,4 @@
-import { slugify } from './slug';
+import { slugify } from './slug.js';
 
 /** A parsed `[[…]]` link (CONTRACT §13.2): `[[id]]`, `[[id|text]]`, `[[#section]]`, `[[id#section|text]]`. */
 export interface Wikilink {

@@ -1,5 +1,5 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useEffect, useState, type FormEvent } from 'react';
+import { useCallback, useEffect, useState, type FormEvent } from 'react';
 import { useSearchParams } from 'react-router';
 import { api, ApiError } from '../api/client';
 import type { DeviceRequestView, DeviceStatus } from '../api/types';
@@ -8,6 +8,9 @@ import { ErrorMessage } from '../components/ErrorMessage';
 import { ExpiryPicker } from '../components/ExpiryPicker';
 import { Loading } from '../components/Loading';
 import { READ_SCOPES, ScopePicker } from '../components/ScopePicker';
+import { focusSoon } from '../lib/focus';
+import { fmtCountdown } from '../lib/format';
+import { useNow } from '../lib/use-now';
 import { useTitle } from '../lib/use-title';
 
 /** The request states of CONTRACT §7.8, in words. */
@@ -55,7 +58,11 @@ function Decision({ request }: { request: DeviceRequestView }) {
   const [name, setName] = useState(request.name);
   const [scopes, setScopes] = useState<string[]>(noneAsked ? READ_SCOPES(scopeInfos) : asked);
   const [days, setDays] = useState(Math.min(request.expires_in_days, request.max_expiry_days));
-  const settle = () => void queryClient.invalidateQueries({ queryKey: ['device', request.user_code] });
+  // The form goes once the request is decided: focus goes to the sentence saying what happened.
+  const settle = async () => {
+    await queryClient.invalidateQueries({ queryKey: ['device', request.user_code] });
+    focusSoon('device-status');
+  };
   const approve = useMutation({
     mutationFn: () =>
       api('/api/oauth/device/approve', {
@@ -120,12 +127,38 @@ function Decision({ request }: { request: DeviceRequestView }) {
   );
 }
 
+/** How often the page asks whether the client has taken its token (or the request has changed otherwise). */
+const WATCH_MS = 3000;
+
+/** "Expires in 9:41" while the request waits; asks the server again when the time is up (it answers `expired`). */
+function Countdown({ expiresAt, onExpired }: { expiresAt: string; onExpired: () => void }) {
+  const now = useNow(1000);
+  const left = (Date.parse(expiresAt) - now) / 1000;
+  const over = left <= 0;
+  useEffect(() => {
+    if (over) onExpired();
+  }, [over, onExpired]);
+  return (
+    <p className="device-countdown muted" role="timer">
+      {over ? 'The request has expired.' : `Expires in ${fmtCountdown(left)}.`}
+    </p>
+  );
+}
+
 function RequestView({ code }: { code: string }) {
+  const queryClient = useQueryClient();
   const request = useQuery({
     queryKey: ['device', code],
     queryFn: () => api<DeviceRequestView>(`/api/oauth/device/code?user_code=${encodeURIComponent(code)}`),
     staleTime: 0,
+    // A pending request may be decided elsewhere or expire, an approved one is completed when the client polls.
+    refetchInterval: (query) =>
+      query.state.data?.status === 'pending' || query.state.data?.status === 'approved' ? WATCH_MS : false,
   });
+  const expired = useCallback(
+    () => void queryClient.invalidateQueries({ queryKey: ['device', code] }),
+    [queryClient, code],
+  );
   if (request.isPending) return <Loading label="Looking up the request…" />;
   if (request.isError) {
     const text = lookupError(request.error);
@@ -144,9 +177,10 @@ function RequestView({ code }: { code: string }) {
       <h2 id="request-title" className="request-title">
         Request <code>{r.user_code}</code> <Badge tone={status.tone}>{status.label}</Badge>
       </h2>
-      <p role="status" className="device-status">
+      <p role="status" className="device-status" id="device-status" tabIndex={-1}>
         {status.text}
       </p>
+      {r.status === 'pending' && <Countdown expiresAt={r.expires_at} onExpired={expired} />}
       {r.status === 'pending' && <Decision key={r.user_code} request={r} />}
       {r.status !== 'pending' && (
         <dl className="facts">

@@ -1,19 +1,23 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
-import { useState, type FormEvent } from 'react';
+import { useEffect, useState, type FormEvent } from 'react';
 import { api } from '../api/client';
 import { q } from '../api/queries';
 import type { PatCreated, PatItem } from '../api/types';
 import { Badge } from '../components/Badge';
 import { ConfirmDialog } from '../components/ConfirmDialog';
 import { CopyButton } from '../components/CopyButton';
+import { DataTable } from '../components/DataTable';
 import { ErrorMessage } from '../components/ErrorMessage';
 import { DEFAULT_EXPIRY_DAYS, ExpiryPicker } from '../components/ExpiryPicker';
 import { Loading } from '../components/Loading';
 import { READ_SCOPES, ScopePicker } from '../components/ScopePicker';
+import { focusSoon } from '../lib/focus';
 import { fmtDate, fmtRelative } from '../lib/format';
 import { useTitle } from '../lib/use-title';
 
+/** Focus goes to the token itself (selected, ready to copy) when it is shown. */
 function CreatedToken({ token, onDone }: { token: PatCreated; onDone: () => void }) {
+  useEffect(() => focusSoon('new-token'), []);
   return (
     <section className="card token-created" aria-labelledby="created-title">
       <h2 id="created-title">Token “{token.name}” created</h2>
@@ -122,7 +126,8 @@ function TokenList() {
     onSettled: () => void queryClient.invalidateQueries({ queryKey: ['pats'] }),
   });
   const confirm = () => {
-    if (target) revoke.mutate(target.id);
+    // The revoked token's row (and its button, where the dialog would return focus) goes: focus goes to the list.
+    if (target) revoke.mutate(target.id, { onSettled: () => focusSoon('list-title') });
     setTarget(null);
   };
   if (pats.isPending) return <Loading label="Loading your tokens…" />;
@@ -130,7 +135,9 @@ function TokenList() {
   const tokens = pats.data.tokens;
   return (
     <section aria-labelledby="list-title">
-      <h2 id="list-title">Your tokens</h2>
+      <h2 id="list-title" tabIndex={-1}>
+        Your tokens
+      </h2>
       {revoke.isError && <ErrorMessage error={revoke.error} title="The token was not revoked" />}
       {revoke.isSuccess && (
         <p className="notice notice-info" role="status">
@@ -140,68 +147,62 @@ function TokenList() {
       {tokens.length === 0 ? (
         <p className="muted">You have no tokens yet.</p>
       ) : (
-        <div className="table-wrap">
-          <table className="table token-table">
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Token</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Created</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Expires</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {tokens.map((t) => (
-                <tr key={t.id}>
-                  <td data-label="Name">
-                    <strong>{t.name}</strong>
-                    {t.description && <div className="muted small">{t.description}</div>}
-                  </td>
-                  <td data-label="Token">
-                    <code>{t.prefix}…</code>
-                  </td>
-                  <td data-label="Scopes">
-                    {t.scopes.length ? (
-                      <span className="chips">
-                        {t.scopes.map((s) => (
-                          <Badge key={s}>{s}</Badge>
-                        ))}
-                      </span>
-                    ) : (
-                      <Badge tone="warn" title="Refused by every endpoint">
-                        no scopes
-                      </Badge>
-                    )}
-                  </td>
-                  <td data-label="Created">{fmtDate(t.created)}</td>
-                  <td data-label="Last used">{t.last_used_at ? fmtRelative(t.last_used_at) : 'never'}</td>
-                  <td data-label="Expires">
-                    {t.expired ? (
-                      <Badge tone="bad">expired</Badge>
-                    ) : (
-                      <span title={t.expires_at}>{fmtDate(t.expires_at)}</span>
-                    )}
-                  </td>
-                  <td>
-                    <button
-                      type="button"
-                      className="button button-danger button-small"
-                      onClick={() => setTarget(t)}
-                      aria-label={`Revoke ${t.name} (${t.prefix}…)`}
-                    >
-                      Revoke
-                    </button>
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable
+          stacked
+          columns={[
+            'Name',
+            'Token',
+            'Scopes',
+            'Created',
+            'Last used',
+            'Expires',
+            <span className="visually-hidden">Actions</span>,
+          ]}
+        >
+          {tokens.map((t) => (
+            <tr key={t.id}>
+              <td data-label="Name">
+                <strong>{t.name}</strong>
+                {t.description && <div className="muted small">{t.description}</div>}
+              </td>
+              <td data-label="Token">
+                <code>{t.prefix}…</code>
+              </td>
+              <td data-label="Scopes">
+                {t.scopes.length ? (
+                  <span className="chips">
+                    {t.scopes.map((s) => (
+                      <Badge key={s}>{s}</Badge>
+                    ))}
+                  </span>
+                ) : (
+                  <Badge tone="warn" title="Refused by every endpoint">
+                    no scopes
+                  </Badge>
+                )}
+              </td>
+              <td data-label="Created">{fmtDate(t.created)}</td>
+              <td data-label="Last used">{t.last_used_at ? fmtRelative(t.last_used_at) : 'never'}</td>
+              <td data-label="Expires">
+                {t.expired ? (
+                  <Badge tone="bad">expired</Badge>
+                ) : (
+                  <span title={t.expires_at}>{fmtDate(t.expires_at)}</span>
+                )}
+              </td>
+              <td>
+                <button
+                  type="button"
+                  className="button button-danger button-small"
+                  onClick={() => setTarget(t)}
+                  aria-label={`Revoke ${t.name} (${t.prefix}…)`}
+                >
+                  Revoke
+                </button>
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
       <ConfirmDialog
         open={target !== null}
@@ -229,7 +230,14 @@ export function Component() {
         Tokens let scripts and the <code>pks</code> command line call the API as you, limited to the scopes you choose.
       </p>
       {created ? (
-        <CreatedToken token={created} onDone={() => setCreated(null)} />
+        <CreatedToken
+          token={created}
+          onDone={() => {
+            setCreated(null);
+            // The new token is now a row of the list below.
+            focusSoon('list-title');
+          }}
+        />
       ) : (
         <CreateForm onCreated={setCreated} />
       )}

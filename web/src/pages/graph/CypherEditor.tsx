@@ -4,6 +4,8 @@ import {
   closeBracketsKeymap,
   completionKeymap,
   type Completion,
+  type CompletionContext,
+  type CompletionResult,
 } from '@codemirror/autocomplete';
 import { defaultKeymap, history, historyKeymap } from '@codemirror/commands';
 import { bracketMatching, HighlightStyle, StreamLanguage, syntaxHighlighting } from '@codemirror/language';
@@ -12,6 +14,7 @@ import { Compartment, EditorState } from '@codemirror/state';
 import { EditorView, keymap, placeholder } from '@codemirror/view';
 import { tags as t } from '@lezer/highlight';
 import { forwardRef, useEffect, useImperativeHandle, useRef } from 'react';
+import { completionSpot, type CompletionKind } from '../../lib/cypher-completion';
 
 export interface CypherEditorHandle {
   setValue(text: string): void;
@@ -23,10 +26,34 @@ interface Props {
   onChange: (text: string) => void;
   /** Ctrl/Cmd-Enter. */
   onRun: () => void;
-  /** Labels, relationship types and property keys offered as completions. */
-  words: Completion[];
+  /** Labels, relationship types and property keys offered as completions, each where it fits. */
+  names: SchemaNames;
   /** The editor's accessible name (the editor lives in a shadow root, so no id reference reaches it). */
   label: string;
+}
+
+export interface SchemaNames {
+  labels: string[];
+  relationshipTypes: string[];
+  propertyKeys: string[];
+}
+
+/** The completions of each kind of spot (cypher-completion.ts): after `(x:` labels, after `[x:` types, after `.` keys. */
+function optionsFor(names: SchemaNames): Record<CompletionKind, Completion[]> {
+  const labels = names.labels.map((l) => ({ label: l, type: 'type', detail: 'label' }));
+  const types = names.relationshipTypes.map((t) => ({ label: t, type: 'enum', detail: 'relationship type' }));
+  const keys = names.propertyKeys.map((k) => ({ label: k, type: 'property', detail: 'property key' }));
+  return { label: labels, relationship: types, property: keys, any: [...labels, ...types, ...keys] };
+}
+
+function schemaCompletion(names: SchemaNames) {
+  const options = optionsFor(names);
+  return (ctx: CompletionContext): CompletionResult | null => {
+    const line = ctx.state.doc.lineAt(ctx.pos);
+    const spot = completionSpot(line.text.slice(0, ctx.pos - line.from), ctx.explicit);
+    if (!spot || options[spot.kind].length === 0) return null;
+    return { from: line.from + spot.from, options: options[spot.kind], validFor: /^\w*$/ };
+  };
 }
 
 /** Colours from CSS variables of the page, so the theme follows light and dark. */
@@ -58,7 +85,7 @@ const theme = EditorView.theme({
 
 /** A CodeMirror 6 editor for Cypher: highlighting, brackets, history, completion of schema names. */
 export const CypherEditor = forwardRef<CypherEditorHandle, Props>(function CypherEditor(
-  { value, onChange, onRun, words, label },
+  { value, onChange, onRun, names, label },
   ref,
 ) {
   const host = useRef<HTMLDivElement>(null);
@@ -108,18 +135,10 @@ export const CypherEditor = forwardRef<CypherEditorHandle, Props>(function Cyphe
   useEffect(() => {
     view.current?.dispatch({
       effects: completions.current.reconfigure(
-        autocompletion({
-          override: [
-            (ctx) => {
-              const word = ctx.matchBefore(/[:\w]+/);
-              if (!word || (word.from === word.to && !ctx.explicit)) return null;
-              return { from: word.text.startsWith(':') ? word.from + 1 : word.from, options: words };
-            },
-          ],
-        }),
+        autocompletion({ override: [schemaCompletion(names)], activateOnTyping: true }),
       ),
     });
-  }, [words]);
+  }, [names]);
 
   useImperativeHandle(ref, () => ({
     setValue(text: string) {

@@ -1,17 +1,31 @@
-import type { Completion } from '@codemirror/autocomplete';
-import { useMutation, useQuery } from '@tanstack/react-query';
-import { useCallback, useMemo, useRef, useState } from 'react';
-import { Link, useNavigate, useSearchParams } from 'react-router';
-import { readGraphAnswer, runGraphQuery } from '../../api/graph';
+import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
+import { useCallback, useEffect, useMemo, useRef, useState } from 'react';
+import { Link, useSearchParams } from 'react-router';
+import { graphQuery, readGraphAnswer, runGraphQuery } from '../../api/graph';
 import { q } from '../../api/queries';
 import type { GraphQueryResult } from '../../api/types';
-import { ErrorMessage } from '../../components/ErrorMessage';
+import { ErrorMessage, errorText } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
-import { cellText, extractElements } from '../../lib/graph-elements';
 import { fmtNumber } from '../../lib/format';
+import {
+  capElements,
+  cellText,
+  DRAW_CAP,
+  extractElements,
+  mergeElements,
+  neighboursQuery,
+  nodeCaption,
+  type GNode,
+  type GraphElements,
+} from '../../lib/graph-elements';
+import { paperPath } from '../../lib/paper-ref';
 import { useTitle } from '../../lib/use-title';
-import { CypherEditor, type CypherEditorHandle } from './CypherEditor';
-import GraphView from './GraphView';
+import { CypherEditor, type CypherEditorHandle, type SchemaNames } from './CypherEditor';
+import GraphView, { type Selection } from './GraphView';
+
+const DEFAULT_LIMIT = 100;
+/** Relationships fetched when a node is expanded. */
+const EXPAND_LIMIT = 100;
 
 const EXAMPLES = [
   { label: 'Algorithms and what they depend on', query: 'MATCH (a:Algorithm)-[r:DEPENDS_ON]->(p)\nRETURN a, r, p' },
@@ -73,16 +87,138 @@ function Schema({ onInsert }: { onInsert: (text: string) => void }) {
   );
 }
 
-function Results({ result }: { result: GraphQueryResult }) {
-  const [view, setView] = useState<'table' | 'graph'>('table');
-  const navigate = useNavigate();
-  const elements = useMemo(() => extractElements(result.records), [result]);
-  const open = useCallback(
-    (props: Record<string, unknown>) => {
-      if (typeof props['wiki_id'] === 'string') void navigate(`/wiki/${encodeURIComponent(props['wiki_id'])}`);
-    },
-    [navigate],
+/** The properties of the selected node or relationship, with what can be done with it. */
+function ElementPanel({
+  selection,
+  captionOf,
+  onExpand,
+  expanding,
+}: {
+  selection: Selection | null;
+  captionOf: (id: string) => string;
+  onExpand: (node: GNode) => void;
+  expanding: boolean;
+}) {
+  if (!selection) {
+    return (
+      <aside className="element-panel" aria-labelledby="element-title">
+        <h3 id="element-title">Details</h3>
+        <p className="muted small">
+          Click a node or relationship to see its properties here; double-click a node to expand its neighbours. Drag to
+          pan, scroll to zoom.
+        </p>
+      </aside>
+    );
+  }
+  const properties = selection.kind === 'node' ? selection.node.properties : selection.edge.properties;
+  const keys = Object.keys(properties).sort();
+  return (
+    <aside className="element-panel" aria-labelledby="element-title">
+      {selection.kind === 'node' ? (
+        <>
+          <h3 id="element-title">{nodeCaption(selection.node)}</h3>
+          <p className="element-kind">
+            Node{' '}
+            {selection.node.labels.map((l) => (
+              <code key={l}>:{l}</code>
+            ))}
+          </p>
+          <NodeActions node={selection.node} onExpand={onExpand} expanding={expanding} />
+        </>
+      ) : (
+        <>
+          <h3 id="element-title">
+            <code>[:{selection.edge.type}]</code>
+          </h3>
+          <p className="element-kind">
+            Relationship from <strong>{captionOf(selection.edge.start_node)}</strong> to{' '}
+            <strong>{captionOf(selection.edge.end_node)}</strong>
+          </p>
+        </>
+      )}
+      {keys.length === 0 ? (
+        <p className="muted small">No properties.</p>
+      ) : (
+        <dl className="element-properties">
+          {keys.map((k) => (
+            <div key={k}>
+              <dt className="mono">{k}</dt>
+              <dd className="mono">{cellText(properties[k])}</dd>
+            </div>
+          ))}
+        </dl>
+      )}
+    </aside>
   );
+}
+
+function NodeActions({
+  node,
+  onExpand,
+  expanding,
+}: {
+  node: GNode;
+  onExpand: (node: GNode) => void;
+  expanding: boolean;
+}) {
+  const wikiId = node.properties['wiki_id'];
+  const preprintId = node.properties['preprint_id'];
+  return (
+    <div className="element-actions">
+      <button type="button" className="button" onClick={() => onExpand(node)} disabled={expanding}>
+        {expanding ? 'Expanding…' : 'Expand neighbours'}
+      </button>
+      {typeof wikiId === 'string' && wikiId && (
+        <Link className="button" to={`/wiki/${encodeURIComponent(wikiId)}`}>
+          Open wiki page
+        </Link>
+      )}
+      {node.labels.includes('Paper') && typeof preprintId === 'string' && preprintId && (
+        <Link className="button" to={paperPath(preprintId)}>
+          Open paper
+        </Link>
+      )}
+    </div>
+  );
+}
+
+/** A query's neighbours added to the drawing (double-click or "Expand neighbours"). */
+function useExpansion() {
+  const [extra, setExtra] = useState<GraphElements>({ nodes: [], edges: [] });
+  const [status, setStatus] = useState('');
+  const expand = useMutation({
+    mutationFn: (node: GNode) => runGraphQuery(neighboursQuery(node.id, EXPAND_LIMIT), EXPAND_LIMIT),
+    onSuccess: (answer, node) => {
+      const { failure, result } = readGraphAnswer(answer);
+      if (failure || !result) {
+        setStatus(`Could not expand ${nodeCaption(node)}: ${failure ?? 'no answer'}`);
+        return;
+      }
+      const found = extractElements(result.records);
+      setExtra((before) => mergeElements(before, found));
+      const others = found.nodes.filter((n) => n.id !== node.id).length;
+      setStatus(`Expanded ${nodeCaption(node)}: ${others} ${others === 1 ? 'neighbour' : 'neighbours'}.`);
+    },
+    onError: (error, node) => setStatus(`Could not expand ${nodeCaption(node)}: ${errorText(error)}`),
+  });
+  return { extra, status, expand };
+}
+
+function Results({ result }: { result: GraphQueryResult }) {
+  const elements = useMemo(() => extractElements(result.records), [result]);
+  const [view, setView] = useState<'table' | 'graph'>(elements.nodes.length > 0 ? 'graph' : 'table');
+  const [selection, setSelection] = useState<Selection | null>(null);
+  const { extra, status, expand } = useExpansion();
+  const all = useMemo(() => mergeElements(elements, extra), [elements, extra]);
+  const { drawn, hidden } = useMemo(() => capElements(all), [all]);
+  const captionOf = useCallback(
+    (id: string) => {
+      const n = all.nodes.find((x) => x.id === id);
+      return n ? nodeCaption(n) : id;
+    },
+    [all],
+  );
+  const onExpand = useCallback((node: GNode) => expand.mutate(node), [expand]);
   return (
     <section aria-labelledby="results-title" className="graph-results">
       <div className="results-head">
@@ -91,7 +227,7 @@ function Results({ result }: { result: GraphQueryResult }) {
           {result.truncated && <span className="muted small"> (cut at the limit)</span>}
         </h2>
         <div role="tablist" aria-label="Result view" className="tabs">
-          {(['table', 'graph'] as const).map((v) => (
+          {(['graph', 'table'] as const).map((v) => (
             <button
               key={v}
               type="button"
@@ -102,7 +238,7 @@ function Results({ result }: { result: GraphQueryResult }) {
               className="tab"
               onClick={() => setView(v)}
             >
-              {v === 'table' ? 'Table' : `Graph (${elements.nodes.length} nodes)`}
+              {v === 'table' ? 'Table' : `Graph (${all.nodes.length} nodes)`}
             </button>
           ))}
         </div>
@@ -134,14 +270,34 @@ function Results({ result }: { result: GraphQueryResult }) {
         </div>
       ) : (
         <div role="tabpanel" id="panel-graph" aria-labelledby="tab-graph">
-          {elements.nodes.length === 0 ? (
+          {all.nodes.length === 0 ? (
             <p className="muted">The result holds no nodes to draw; return nodes or paths (e.g. RETURN a, r, b).</p>
           ) : (
-            <GraphView
-              elements={elements}
-              onOpen={open}
-              label={`Query result drawn as ${elements.nodes.length} nodes and ${elements.edges.length} relationships`}
-            />
+            <>
+              {hidden > 0 && (
+                <p className="notice notice-info drawing-cap">
+                  The drawing shows the first {fmtNumber(DRAW_CAP)} of {fmtNumber(all.nodes.length)} nodes (
+                  {fmtNumber(hidden)} not drawn); the table lists every row.
+                </p>
+              )}
+              <div className="explorer-graph">
+                <GraphView
+                  elements={drawn}
+                  onSelect={setSelection}
+                  onExpand={onExpand}
+                  label={`Query result drawn as ${drawn.nodes.length} nodes and ${drawn.edges.length} relationships`}
+                />
+                <ElementPanel
+                  selection={selection}
+                  captionOf={captionOf}
+                  onExpand={onExpand}
+                  expanding={expand.isPending}
+                />
+              </div>
+              <p className="muted small" role="status">
+                {status}
+              </p>
+            </>
           )}
         </div>
       )}
@@ -149,29 +305,67 @@ function Results({ result }: { result: GraphQueryResult }) {
   );
 }
 
+/** The query and limit in the address: each run is a history entry, and Back shows its result again. */
+function useQueryInAddress(): { query: string | null; limit: number; go: (query: string, limit: number) => void } {
+  const [params, setParams] = useSearchParams();
+  const query = params.get('query');
+  const limit = clampLimit(Number(params.get('limit') ?? DEFAULT_LIMIT));
+  const go = useCallback((q: string, l: number) => setParams({ query: q, limit: String(l) }), [setParams]);
+  return { query, limit, go };
+}
+
+const clampLimit = (n: number): number => (Number.isFinite(n) ? Math.max(1, Math.min(10000, Math.trunc(n))) : 1);
+
 export function Component() {
   useTitle('Graph explorer');
   const info = useQuery(q.serverInfo());
-  const [params, setParams] = useSearchParams();
-  const [text, setText] = useState(params.get('query') ?? EXAMPLES[0]!.query);
-  const [limit, setLimit] = useState(100);
+  const address = useQueryInAddress();
+  const [text, setText] = useState(address.query ?? EXAMPLES[0]!.query);
+  const [limit, setLimit] = useState(address.limit);
+  const [cancelled, setCancelled] = useState(false);
   const editor = useRef<CypherEditorHandle>(null);
+  const queryClient = useQueryClient();
   const schema = useQuery(q.graphSchema());
-  const words = useMemo<Completion[]>(() => {
+  const names = useMemo<SchemaNames>(() => {
     const sc = readGraphAnswer(schema.data).result;
-    return sc
-      ? [
-          ...sc.labels.map((l) => ({ label: l, type: 'type', detail: 'label' })),
-          ...sc.relationship_types.map((t) => ({ label: t, type: 'enum', detail: 'relationship' })),
-          ...sc.property_keys.map((k) => ({ label: k, type: 'property' })),
-        ]
-      : [];
+    return {
+      labels: sc?.labels ?? [],
+      relationshipTypes: sc?.relationship_types ?? [],
+      propertyKeys: sc?.property_keys ?? [],
+    };
   }, [schema.data]);
-  const run = useMutation({ mutationFn: (query: string) => runGraphQuery(query, limit) });
+  const options = graphQuery(address.query, address.limit);
+  const run = useQuery(options);
+  const running = run.fetchStatus === 'fetching';
+
+  // Back and Forward bring another query into the address: the editor shows it.
+  const textNow = useRef(text);
+  textNow.current = text;
+  useEffect(() => {
+    if (address.query === null) return;
+    if (textNow.current !== address.query) {
+      editor.current?.setValue(address.query);
+      setText(address.query);
+    }
+    setLimit(address.limit);
+    setCancelled(false);
+  }, [address.query, address.limit]);
+
+  // The Cancel button is gone once the query has stopped: focus goes back to Run.
+  const runButton = useRef<HTMLButtonElement>(null);
+  useEffect(() => {
+    if (cancelled && !running) runButton.current?.focus();
+  }, [cancelled, running]);
+
   const submit = () => {
-    if (!text.trim()) return;
-    setParams({ query: text }, { replace: true });
-    run.mutate(text);
+    if (!text.trim() || running) return;
+    setCancelled(false);
+    if (text === address.query && limit === address.limit) void run.refetch();
+    else address.go(text, limit);
+  };
+  const cancel = () => {
+    setCancelled(true);
+    void queryClient.cancelQueries({ queryKey: options.queryKey });
   };
   const insert = (query: string) => {
     editor.current?.setValue(query);
@@ -212,7 +406,7 @@ export function Component() {
               value={text}
               onChange={setText}
               onRun={submit}
-              words={words}
+              names={names}
               label="Cypher query"
             />
             <div className="editor-bar">
@@ -224,13 +418,20 @@ export function Component() {
                   min={1}
                   max={10000}
                   value={limit}
-                  onChange={(e) => setLimit(Math.max(1, Math.min(10000, Number(e.target.value) || 1)))}
+                  onChange={(e) => setLimit(clampLimit(Number(e.target.value) || 1))}
                 />
               </div>
               <span className="muted small">Ctrl + Enter runs the query</span>
-              <button type="submit" className="button button-primary" disabled={run.isPending}>
-                {run.isPending ? 'Running…' : 'Run query'}
-              </button>
+              <div className="run-buttons">
+                {running && (
+                  <button type="button" className="button" onClick={cancel}>
+                    Cancel
+                  </button>
+                )}
+                <button ref={runButton} type="submit" className="button button-primary" disabled={running}>
+                  {running ? 'Running…' : 'Run query'}
+                </button>
+              </div>
             </div>
             <div className="examples">
               <span className="muted small">Examples:</span>
@@ -241,13 +442,19 @@ export function Component() {
               ))}
             </div>
           </form>
-          {run.isError && <ErrorMessage error={run.error} title="The query was refused" />}
-          {failure && (
+          {cancelled && !running && (
+            <p className="notice notice-info" role="status">
+              The query was cancelled; the server stopped it.
+            </p>
+          )}
+          {run.isError && !running && <ErrorMessage error={run.error} title="The query was refused" />}
+          {failure && !running && (
             <div className="notice notice-error" role="alert">
               <strong>The graph reported an error.</strong> {failure}
             </div>
           )}
-          {result && <Results result={result} />}
+          {running && <Loading label="Running the query…" />}
+          {result && !running && <Results key={run.dataUpdatedAt} result={result} />}
         </div>
         <aside className="card schema" aria-labelledby="schema-title">
           <h2 id="schema-title">Schema</h2>

@@ -2,6 +2,7 @@ import { useId } from 'react';
 import type { JobSnapshot, JobState } from '../../api/types';
 import { Badge, type Tone } from '../../components/Badge';
 import { fmtBytes, fmtDateTime, fmtDuration, fmtRelative } from '../../lib/format';
+import { jobWords, type AssetKind } from '../../lib/job-words';
 
 const STATE: Record<JobState, { label: string; tone: Tone }> = {
   cached: { label: 'Ready', tone: 'good' },
@@ -9,7 +10,7 @@ const STATE: Record<JobState, { label: string; tone: Tone }> = {
   running: { label: 'Running', tone: 'info' },
   failed: { label: 'Failed', tone: 'bad' },
   cooldown: { label: 'Paused', tone: 'warn' },
-  none: { label: 'Not in the store', tone: 'neutral' },
+  none: { label: 'Not stored yet', tone: 'neutral' },
   unavailable: { label: 'Conversion unavailable', tone: 'warn' },
 };
 
@@ -34,8 +35,8 @@ const num = (progress: Record<string, unknown> | undefined, field: string): numb
   return typeof v === 'number' ? v : null;
 };
 
-/** The live state of a paper-access job (CONTRACT §11.2), in words and progress bars. */
-export function JobProgress({ snapshot: s }: { snapshot: JobSnapshot }) {
+/** The live state of a paper-access job (CONTRACT §11.2) for the `kind` panel, in words and progress bars. */
+export function JobProgress({ snapshot: s, kind }: { snapshot: JobSnapshot; kind: AssetKind }) {
   // Both panels may show the same job (a markdown job fetches the PDF first): ids must differ per instance.
   const id = useId();
   const state = (STATE as Partial<Record<string, { label: string; tone: Tone }>>)[s.state] ?? {
@@ -52,6 +53,7 @@ export function JobProgress({ snapshot: s }: { snapshot: JobSnapshot }) {
   const stage = typeof convert?.['stage'] === 'string' ? convert['stage'] : '';
   const queue = s.queue;
   const waitingForSlot = queue?.position !== undefined;
+  const words = jobWords(s, kind);
   return (
     <div className="job" data-state={s.state} data-phase={s.phase}>
       <p role="status" className="job-summary">
@@ -59,7 +61,13 @@ export function JobProgress({ snapshot: s }: { snapshot: JobSnapshot }) {
         {PHASE[s.phase] && <span className="job-phase">{PHASE[s.phase]}</span>}
         {s.state === 'queued' && waitingForSlot && ' · waiting for a parser slot'}
       </p>
-      {s.detail && s.state !== 'cached' && <p className="job-detail">{s.detail}</p>}
+      {words.text && <p className="job-detail">{words.text}</p>}
+      {words.technical && (
+        <details className="job-technical small">
+          <summary>Technical details</summary>
+          <p className="mono">{words.technical}</p>
+        </details>
+      )}
       {s.kind && KIND[s.kind] && <p className="muted small">{KIND[s.kind]}</p>}
       {s.retry_after_iso && (
         <p className="small">

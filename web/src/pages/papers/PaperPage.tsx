@@ -1,13 +1,14 @@
 import { useMutation, useQuery, useQueryClient } from '@tanstack/react-query';
 import { lazy, Suspense, useEffect, useRef } from 'react';
-import { Link, useParams } from 'react-router';
+import { Link, Navigate, useParams } from 'react-router';
 import { pathId } from '../../api/client';
 import { fetchStatus, isActive, saveBlob, trigger, type Kind } from '../../api/papers';
 import { q } from '../../api/queries';
 import type { JobSnapshot, PaperDetail } from '../../api/types';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
-import { parsePaperRef } from '../../lib/paper-ref';
+import { defaultWords } from '../../lib/job-words';
+import { paperPath, readPaperRef, type PaperRef } from '../../lib/paper-ref';
 import { useTitle } from '../../lib/use-title';
 import { FiguresGallery } from './FiguresGallery';
 import { JobProgress } from './JobProgress';
@@ -46,7 +47,7 @@ function Resolution({ s }: { s: JobSnapshot }) {
   if (!s.resolved_id) return null;
   return (
     <p className="notice notice-info">
-      “{s.requested_id}” was resolved to <strong>{s.resolved_id}</strong>: {(s.defaults_applied ?? []).join('; ')}.
+      “{s.requested_id}” is <strong>{s.resolved_id}</strong>: {(s.defaults_applied ?? []).map(defaultWords).join('; ')}.
     </p>
   );
 }
@@ -69,7 +70,7 @@ function PdfPanel({ id, status }: { id: string; status: ReturnType<typeof useSta
       <h2 id="pdf-title">PDF</h2>
       {status.isPending && <Loading />}
       {status.isError && <ErrorMessage error={status.error} title="PDF status unavailable" />}
-      {s && <JobProgress snapshot={s} />}
+      {s && <JobProgress snapshot={s} kind="pdf" />}
       {download.isError && <ErrorMessage error={download.error} title="The PDF could not be fetched" />}
       {s && !isActive(s) && (
         <button type="button" className="button" onClick={() => download.mutate()} disabled={download.isPending}>
@@ -105,7 +106,7 @@ function MarkdownPanel({ id, status }: { id: string; status: ReturnType<typeof u
         <h2 id="md-title">Markdown</h2>
         {status.isPending && <Loading />}
         {status.isError && <ErrorMessage error={status.error} title="Markdown status unavailable" />}
-        {s && <JobProgress snapshot={s} />}
+        {s && <JobProgress snapshot={s} kind="markdown" />}
         {convert.isError && <ErrorMessage error={convert.error} title="The conversion could not be started" />}
         {s && (s.state === 'none' || s.state === 'failed') && (
           <button
@@ -148,8 +149,41 @@ function Registry({ id, paper }: { id: string; paper: PaperDetail }) {
   );
 }
 
+/** An address that names no paper: said in words, with what would work, instead of the API's 400. */
+function NotAPaper({ text, problem }: { text: string; problem: string }) {
+  useTitle('Not a paper');
+  return (
+    <section className="page">
+      <nav aria-label="Breadcrumb" className="breadcrumb">
+        <Link to="/papers">Papers</Link>
+      </nav>
+      <h1>This address names no paper</h1>
+      <p className="notice notice-warn">
+        “{text}” is not a preprint id or DOI ({problem}).
+      </p>
+      <p>
+        A paper opens by its arXiv id (<span className="mono">2501.00010v1</span>,{' '}
+        <span className="mono">quant-ph/9508027</span>), its DOI (<span className="mono">10.1103/…</span>) or its
+        arxiv.org or doi.org link. <Link to="/papers">Open a paper</Link> from the papers page.
+      </p>
+    </section>
+  );
+}
+
+/**
+ * `/papers/<anything>`: an id or DOI in any accepted form, or a pasted arxiv.org / doi.org link, goes to the paper's
+ * canonical address (so `arXiv:2501.00010` and `https://arxiv.org/abs/2501.00010` open the same page).
+ */
 export function Component() {
-  const id = (useParams()['*'] ?? '').replace(/\/+$/, '');
+  const text = (useParams()['*'] ?? '').replace(/\/+$/, '');
+  const read = readPaperRef(text);
+  if ('problem' in read) return <NotAPaper text={text} problem={read.problem} />;
+  const path = paperPath(read.ref);
+  if (path !== paperPath(text)) return <Navigate to={path} replace />;
+  return <Paper id={text} paperRef={read.ref} />;
+}
+
+function Paper({ id, paperRef: ref }: { id: string; paperRef: PaperRef }) {
   const info = useQuery(q.serverInfo());
   const on = info.data?.paper_access === true;
   const detail = useQuery(q.paper(id));
@@ -173,9 +207,8 @@ export function Component() {
   }, [mdStep, refetchPdf, queryClient, id]);
   const index = useQuery(q.pageIndex());
   const paper = detail.data ?? null;
-  const ref = parsePaperRef(id);
-  const versionless = paper?.preprint_id ?? (ref?.kind === 'id' ? ref.id.replace(/v\d+$/, '') : null);
-  const wikiKey = canonical ?? (ref?.kind === 'id' ? ref.id : null);
+  const versionless = paper?.preprint_id ?? (ref.kind === 'id' ? ref.id.replace(/v\d+$/, '') : null);
+  const wikiKey = canonical ?? (ref.kind === 'id' ? ref.id : null);
   const wikiId = wikiKey ? `paper-preprint-${wikiKey.replace(/\//g, '-')}` : null;
   const wikiPage = wikiId ? index.data?.get(wikiId) : undefined;
   const title = paper?.metadata?.title ?? wikiPage?.title;

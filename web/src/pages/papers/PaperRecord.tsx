@@ -1,5 +1,6 @@
 import type { PaperDetail, PaperMetadata } from '../../api/types';
 import { Badge } from '../../components/Badge';
+import { DataTable } from '../../components/DataTable';
 import { fmtBytes, fmtDate, fmtDateTime, fmtNumber, fmtRelative } from '../../lib/format';
 
 const SOURCE: Record<PaperMetadata['source'], string> = {
@@ -77,46 +78,33 @@ export function Versions({ paper }: { paper: PaperDetail }) {
       {versions.length === 0 ? (
         <p className="muted">No version of this paper is stored.</p>
       ) : (
-        <div className="table-wrap">
-          <table className="table stack-table">
-            <thead>
-              <tr>
-                <th scope="col">Version</th>
-                <th scope="col">PDF</th>
-                <th scope="col">Markdown</th>
-                <th scope="col">Images</th>
-                <th scope="col">Updated</th>
-              </tr>
-            </thead>
-            <tbody>
-              {versions.map((v) => (
-                <tr key={v.version}>
-                  <td data-label="Version" className="mono">
-                    v{v.version}
-                  </td>
-                  <td data-label="PDF">
-                    {v.has_pdf ? (
-                      <>
-                        {fmtBytes(v.pdf_size)}
-                        {v.pdf_sha256 && (
-                          <span className="sha mono small muted" title={`sha256 ${v.pdf_sha256}`}>
-                            {' '}
-                            sha256 {v.pdf_sha256.slice(0, 12)}…
-                          </span>
-                        )}
-                      </>
-                    ) : (
-                      <span className="muted">none</span>
+        <DataTable stacked columns={['Version', 'PDF', 'Markdown', 'Images', 'Updated']}>
+          {versions.map((v) => (
+            <tr key={v.version}>
+              <td data-label="Version" className="mono">
+                v{v.version}
+              </td>
+              <td data-label="PDF">
+                {v.has_pdf ? (
+                  <>
+                    {fmtBytes(v.pdf_size)}
+                    {v.pdf_sha256 && (
+                      <span className="sha mono small muted" title={`sha256 ${v.pdf_sha256}`}>
+                        {' '}
+                        sha256 {v.pdf_sha256.slice(0, 12)}…
+                      </span>
                     )}
-                  </td>
-                  <td data-label="Markdown">{v.has_md ? fmtBytes(v.md_size) : <span className="muted">none</span>}</td>
-                  <td data-label="Images">{fmtNumber(v.image_count)}</td>
-                  <td data-label="Updated">{fmtDateTime(v.updated_at)}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+                  </>
+                ) : (
+                  <span className="muted">none</span>
+                )}
+              </td>
+              <td data-label="Markdown">{v.has_md ? fmtBytes(v.md_size) : <span className="muted">none</span>}</td>
+              <td data-label="Images">{fmtNumber(v.image_count)}</td>
+              <td data-label="Updated">{fmtDateTime(v.updated_at)}</td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </section>
   );

@@ -3,6 +3,7 @@ import { useState, type FormEvent } from 'react';
 import { Link, useNavigate } from 'react-router';
 import { q } from '../../api/queries';
 import { Badge } from '../../components/Badge';
+import { DataTable } from '../../components/DataTable';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
 import { fmtDateTime, fmtNumber, fmtRelative } from '../../lib/format';
@@ -28,40 +29,28 @@ function Queue() {
       {d.papers.length === 0 ? (
         <p>Nothing waits for parsing: every paper with a PDF has markdown.</p>
       ) : (
-        <div className="table-wrap">
-          <table className="table" aria-describedby="queue-summary">
-            <thead>
-              <tr>
-                <th scope="col">Paper</th>
-                <th scope="col">PDF uploaded</th>
-                <th scope="col">Claim</th>
-              </tr>
-            </thead>
-            <tbody>
-              {d.papers.map((p) => (
-                <tr key={p.preprint_id}>
-                  <td data-label="Paper" className="nowrap">
-                    <Link to={paperPath(p.preprint_id)}>{p.preprint_id}</Link>
-                  </td>
-                  <td data-label="PDF uploaded">{fmtDateTime(p.pdf_uploaded_at)}</td>
-                  <td data-label="Claim">
-                    {p.claimed ? (
-                      <>
-                        <Badge tone="info">claimed</Badge>{' '}
-                        <span className="small">
-                          {p.claim_requester ? `by ${p.claim_requester}, ` : ''}expires{' '}
-                          {fmtRelative(p.claim_expires_at)}
-                        </span>
-                      </>
-                    ) : (
-                      <Badge tone="neutral">waiting</Badge>
-                    )}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable describedBy="queue-summary" columns={['Paper', 'PDF uploaded', 'Claim']}>
+          {d.papers.map((p) => (
+            <tr key={p.preprint_id}>
+              <td data-label="Paper" className="nowrap">
+                <Link to={paperPath(p.preprint_id)}>{p.preprint_id}</Link>
+              </td>
+              <td data-label="PDF uploaded">{fmtDateTime(p.pdf_uploaded_at)}</td>
+              <td data-label="Claim">
+                {p.claimed ? (
+                  <>
+                    <Badge tone="info">claimed</Badge>{' '}
+                    <span className="small">
+                      {p.claim_requester ? `by ${p.claim_requester}, ` : ''}expires {fmtRelative(p.claim_expires_at)}
+                    </span>
+                  </>
+                ) : (
+                  <Badge tone="neutral">waiting</Badge>
+                )}
+              </td>
+            </tr>
+          ))}
+        </DataTable>
       )}
     </>
   );

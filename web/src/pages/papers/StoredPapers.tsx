@@ -3,6 +3,7 @@ import { Link, useSearchParams } from 'react-router';
 import { q } from '../../api/queries';
 import type { PaperListItem } from '../../api/types';
 import { Badge } from '../../components/Badge';
+import { DataTable } from '../../components/DataTable';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
 import { fmtDateTime, fmtNumber, fmtRelative } from '../../lib/format';
@@ -124,37 +125,31 @@ export function StoredPapers() {
                 : `Page ${fmtNumber(d.page)} is past the last page (${fmtNumber(pages)}).`}
           </p>
           {d.items.length > 0 && (
-            <div className="table-wrap">
-              <table className="table stack-table paper-table" aria-describedby="paper-count">
-                <thead>
-                  <tr>
-                    <th scope="col">Paper</th>
-                    <th scope="col">Stored</th>
-                    <th scope="col">Updated</th>
-                  </tr>
-                </thead>
-                <tbody>
-                  {d.items.map((p) => (
-                    <tr key={p.preprint_id}>
-                      <td data-label="Paper">
-                        <Link to={paperPath(p.preprint_id)} className="paper-row-title">
-                          {p.title ?? p.preprint_id}
-                        </Link>
-                        {p.title && <span className="mono small muted paper-row-id">{p.preprint_id}</span>}
-                      </td>
-                      <td data-label="Stored">
-                        <Flags p={p} />
-                      </td>
-                      <td data-label="Updated" className="nowrap">
-                        <time dateTime={p.updated_at} title={fmtDateTime(p.updated_at)}>
-                          {fmtRelative(p.updated_at)}
-                        </time>
-                      </td>
-                    </tr>
-                  ))}
-                </tbody>
-              </table>
-            </div>
+            <DataTable
+              stacked
+              className="paper-table"
+              describedBy="paper-count"
+              columns={['Paper', 'Stored', 'Updated']}
+            >
+              {d.items.map((p) => (
+                <tr key={p.preprint_id}>
+                  <td data-label="Paper">
+                    <Link to={paperPath(p.preprint_id)} className="paper-row-title">
+                      {p.title ?? p.preprint_id}
+                    </Link>
+                    {p.title && <span className="mono small muted paper-row-id">{p.preprint_id}</span>}
+                  </td>
+                  <td data-label="Stored">
+                    <Flags p={p} />
+                  </td>
+                  <td data-label="Updated" className="nowrap">
+                    <time dateTime={p.updated_at} title={fmtDateTime(p.updated_at)}>
+                      {fmtRelative(p.updated_at)}
+                    </time>
+                  </td>
+                </tr>
+              ))}
+            </DataTable>
           )}
           {pages > 1 && (
             <nav className="pager" aria-label="Pages of papers">

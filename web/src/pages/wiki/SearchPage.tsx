@@ -6,7 +6,8 @@ import { Badge } from '../../components/Badge';
 import { ErrorMessage } from '../../components/ErrorMessage';
 import { Loading } from '../../components/Loading';
 import { fmtNumber } from '../../lib/format';
-import { highlight, plainSnippet, queryTerms } from '../../lib/highlight';
+import { highlight, queryTerms } from '../../lib/highlight';
+import { plainText } from '../../lib/plain-text';
 import { useTitle } from '../../lib/use-title';
 
 const DEBOUNCE_MS = 150;
@@ -42,6 +43,9 @@ export function Component() {
     enabled: urlQuery !== '',
     placeholderData: keepPreviousData,
   });
+  // Linked pages are named by their titles in the snippets (their ids in words until the index arrives).
+  const index = useQuery(q.pageIndex());
+  const titleOf = (id: string) => index.data?.get(id)?.title;
   const terms = queryTerms(urlQuery);
   const data = urlQuery ? search.data : undefined;
 
@@ -100,7 +104,7 @@ export function Component() {
                 <Badge>{r.type}</Badge>
                 {r.category && <span className="muted">{r.category}</span>}
               </div>
-              <p className="snippet">{highlight(plainSnippet(r.snippet), terms)}</p>
+              <p className="snippet">{highlight(plainText(r.snippet, titleOf), terms)}</p>
             </li>
           ))}
         </ol>

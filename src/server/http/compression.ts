@@ -1,0 +1,33 @@
+/**
+ * Response compression (`@fastify/compress`): brotli or gzip, as the client's `Accept-Encoding` prefers, for
+ * textual answers of at least 1 KiB (JSON above all). Stored objects pass as stored: an `/api/` body streamed with
+ * a declared length is a PDF, zip or image (compressed already) or a paper's markdown, which keeps the
+ * `Content-Length` CONTRACT §11.4 promises (pks shows download progress from it). The web front end's own files
+ * are compressed at build time (web/precompress.ts, routes/spa.ts).
+ */
+import fastifyCompress from '@fastify/compress';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { Stream } from 'node:stream';
+import { isApiPath, requestPath } from './headers.js';
+
+/**
+ * `onSend`, ahead of the plugin's own (application hooks run before route hooks): marks a stored object with the
+ * plugin's per-request opt-out.
+ */
+async function keepStoredObjects(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+  if (payload instanceof Stream && reply.hasHeader('content-length') && isApiPath(requestPath(request))) {
+    request.headers['x-no-compression'] = 'stored object';
+  }
+  return payload;
+}
+
+/** Registers compression for every route added after it (the plugin attaches itself to each route as it is added). */
+export async function registerCompression(app: FastifyInstance): Promise<void> {
+  app.addHook('onSend', keepStoredObjects);
+  await app.register(fastifyCompress, {
+    encodings: ['br', 'gzip'],
+    threshold: 1024,
+    // Request bodies are taken as sent (uploads stream, with their own size limits).
+    globalDecompression: false,
+  });
+}
