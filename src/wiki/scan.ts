@@ -22,7 +22,7 @@ export function isPageFileName(name: string): boolean {
   return name.endsWith('.md') && !name.startsWith('.') && !NON_PAGE_FILE_NAMES.has(name);
 }
 
-interface Candidate {
+export interface Candidate {
   /** Relative path as walked, `/`-separated. */
   rel: string;
   /** Real absolute path (inside the root) to read. */
@@ -41,17 +41,26 @@ interface Walk {
   deferred: { rel: string; real: string; depth: number }[];
 }
 
+/** The candidate page files of a wiki directory, found without reading them. */
+export interface WikiWalk {
+  /** The real path of the root, `null` when it is missing or not a directory. */
+  rootReal: string | null;
+  /** Sorted by relative path. */
+  candidates: Candidate[];
+  ignored: WikiScan['ignored'];
+}
+
 /**
- * Read every candidate page of `root`. A missing root (or one that is not a directory) gives an empty scan with
- * `exists: false`. Never reads outside the root's real path.
+ * Walk `root` for candidate page files (CONTRACT §13.1 file selection) without reading them. A missing root (or one
+ * that is not a directory) gives `rootReal: null`. Never leaves the root's real path.
  */
-export async function scanWiki(root: string): Promise<WikiScan> {
+export async function walkWiki(root: string): Promise<WikiWalk> {
   let rootReal: string;
   try {
     rootReal = await realpath(root);
-    if (!(await stat(rootReal)).isDirectory()) return { root, exists: false, files: [], ignored: [] };
+    if (!(await stat(rootReal)).isDirectory()) return { rootReal: null, candidates: [], ignored: [] };
   } catch (err) {
-    if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR')) return { root, exists: false, files: [], ignored: [] };
+    if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR')) return { rootReal: null, candidates: [], ignored: [] };
     throw err;
   }
   const walk: Walk = {
@@ -71,6 +80,17 @@ export async function scanWiki(root: string): Promise<WikiScan> {
     walk.deferred.sort((a, b) => compareStrings(a.rel, b.rel));
   }
   walk.candidates.sort((a, b) => compareStrings(a.rel, b.rel));
+  walk.ignored.sort((a, b) => compareStrings(a.path, b.path));
+  return { rootReal, candidates: walk.candidates, ignored: walk.ignored };
+}
+
+/**
+ * Read every candidate page of `root`. A missing root (or one that is not a directory) gives an empty scan with
+ * `exists: false`. Never reads outside the root's real path.
+ */
+export async function scanWiki(root: string): Promise<WikiScan> {
+  const walk = await walkWiki(root);
+  if (walk.rootReal === null) return { root, exists: false, files: [], ignored: [] };
   const files: PageFile[] = [];
   let sliceStart = performance.now();
   for (const candidate of walk.candidates) {
@@ -80,7 +100,6 @@ export async function scanWiki(root: string): Promise<WikiScan> {
       sliceStart = performance.now();
     }
   }
-  walk.ignored.sort((a, b) => compareStrings(a.path, b.path));
   return { root, exists: true, files, ignored: walk.ignored };
 }
 
@@ -157,7 +176,7 @@ async function followSymlink(walk: Walk, rel: string, linkPath: string, depth: n
  * Read and parse one candidate. Synchronous on purpose: small files read faster this way than through the thread
  * pool, and the caller yields to the event loop every few milliseconds.
  */
-function readCandidate(c: Candidate): PageFile {
+export function readCandidate(c: Candidate): PageFile {
   let fd: number;
   try {
     // O_NOFOLLOW: `real` is a resolved path, so a symlink here means it was swapped after the walk.

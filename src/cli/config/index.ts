@@ -1,9 +1,9 @@
 /**
  * The client's settings module: the only place of `pks` that reads the environment (`HOME`, `XDG_CONFIG_HOME`,
- * `APPDATA`, CONTRACT §16.1). Other tools of `pks` (the quantum extractor) read the configuration through
+ * `XDG_CACHE_HOME`, `APPDATA`, CONTRACT §16.1). Other tools of `pks` (the quantum extractor) read the configuration through
  * `readPksConfig()`.
  */
-export { configDir, configFilePath, hostsFilePath, platformEnv, type PlatformEnv } from './paths.js';
+export { cacheDir, configDir, configFilePath, hostsFilePath, platformEnv, type PlatformEnv } from './paths.js';
 export { CONFIG_KEYS, configKey, isSensitiveKey, maskValue, KEY_NAME_PATTERN, type ConfigKey } from './keys.js';
 export { ConfigFileError, configTemplate, ensureConfigFile, readConfigMapping, writeConfigMapping } from './file.js';
 export { loadConfig, DEFAULT_SERVER_URL, type PksConfig } from './load.js';

@@ -1,15 +1,19 @@
-import { searchWiki } from '../../../wiki/index.js';
+import { cacheDir } from '../../config/paths.js';
 import { fit } from '../../text.js';
 import { defineAction, type RegisterCommand } from '../host.js';
 import { parseIntOption } from '../options.js';
-import { loadSnapshot } from './checkout.js';
+import { wikiRoot } from './checkout.js';
+import { searchCheckout } from './search-cache.js';
 
 const SNIPPET_WIDTH = 80;
 
 /** The library's snippet (≤ 160 chars) cut to 80 characters. */
 export const shortSnippet = (snippet: string): string => fit(snippet, SNIPPET_WIDTH, '...');
 
-/** `pks wiki search <q>`: ranked exactly like `GET /api/search` (same library, same index). */
+/**
+ * `pks wiki search <q>`: ranked exactly like `GET /api/search` (same tokenizer and ranking), over term vectors
+ * cached per page in the user's cache directory.
+ */
 export const registerWikiSearch: RegisterCommand = (parent, host) => {
   parent
     .command('search')
@@ -28,8 +32,7 @@ export const registerWikiSearch: RegisterCommand = (parent, host) => {
           json: o['json'] === true,
         }),
         async (ctx, input) => {
-          const snapshot = await loadSnapshot(ctx);
-          const result = searchWiki(snapshot, {
+          const result = await searchCheckout(wikiRoot(ctx), cacheDir(), {
             q: input.q,
             limit: input.limit,
             include_sources: input.includeSources,

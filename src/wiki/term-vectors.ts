@@ -1,0 +1,175 @@
+/**
+ * The search index of CONTRACT §13.4 kept per page: each page's field-weighted term frequencies (its term vector)
+ * over a shared term dictionary. Vectors can be stored and reused page by page (the `pks wiki search` cache), and
+ * ranking a query over them gives exactly the hits of `WikiSearchIndex.search` on the same served pages.
+ */
+import { compareStrings } from './links.js';
+import { BM25_B, BM25_K1, FIELD_WEIGHTS, TITLE_SUBSTRING_BONUS, clampLimit, forEachToken, tokenize } from './search.js';
+import type { SearchOptions } from './search.js';
+import type { WikiPage } from './types.js';
+
+/** Terms by dense id; the id of a term string is looked up through a map built on first use. */
+export class TermDictionary {
+  private index: Map<string, number> | null = null;
+
+  constructor(readonly terms: string[] = []) {}
+
+  /** Id of a term, or `-1`. */
+  idOf(term: string): number {
+    return this.lookup().get(term) ?? -1;
+  }
+
+  /** Id of a term, appending it when new. */
+  intern(term: string): number {
+    const index = this.lookup();
+    let id = index.get(term);
+    if (id === undefined) {
+      id = this.terms.length;
+      this.terms.push(term);
+      index.set(term, id);
+    }
+    return id;
+  }
+
+  private lookup(): Map<string, number> {
+    if (this.index === null) {
+      this.index = new Map();
+      for (let id = 0; id < this.terms.length; id++) this.index.set(this.terms[id]!, id);
+    }
+    return this.index;
+  }
+}
+
+/** A page's terms: `pairs` holds (term id, field-weighted frequency) pairs; `length` the field-weighted length. */
+export interface TermVector {
+  readonly pairs: Uint32Array;
+  readonly length: number;
+}
+
+/** Builds term vectors with the tokenizer and field weights of `WikiSearchIndex`. */
+export class TermVectorizer {
+  private frequencies = new Uint32Array(1024);
+  private readonly touched: number[] = [];
+  private weight = 0;
+  private length = 0;
+
+  constructor(readonly dictionary: TermDictionary) {}
+
+  private readonly count = (token: string): void => {
+    const id = this.dictionary.intern(token);
+    if (id >= this.frequencies.length) {
+      const grown = new Uint32Array(Math.max(id + 1, this.frequencies.length * 2));
+      grown.set(this.frequencies);
+      this.frequencies = grown;
+    }
+    if (this.frequencies[id] === 0) this.touched.push(id);
+    this.frequencies[id]! += this.weight;
+    this.length += this.weight;
+  };
+
+  private add(text: string, weight: number): void {
+    this.weight = weight;
+    forEachToken(text, this.count);
+  }
+
+  vectorize(page: WikiPage): TermVector {
+    this.length = 0;
+    this.add(page.title, FIELD_WEIGHTS.title);
+    this.add(page.id, FIELD_WEIGHTS.id);
+    for (const tag of page.tags) this.add(tag, FIELD_WEIGHTS.tags);
+    this.add(page.body, FIELD_WEIGHTS.body);
+    const pairs = new Uint32Array(this.touched.length * 2);
+    for (let i = 0; i < this.touched.length; i++) {
+      const id = this.touched[i]!;
+      pairs[2 * i] = id;
+      pairs[2 * i + 1] = this.frequencies[id]!;
+      this.frequencies[id] = 0;
+    }
+    this.touched.length = 0;
+    return { pairs, length: this.length };
+  }
+}
+
+/** A served page as the ranking needs it. */
+export interface VectorDoc {
+  readonly id: string;
+  readonly title: string;
+  readonly type: string;
+  readonly vector: TermVector;
+}
+
+export interface VectorSearchOutcome {
+  /** The query, trimmed. */
+  query: string;
+  /** The distinct query terms, in query order (the snippet's terms). */
+  terms: string[];
+  /** Matches after the source filter, before `limit`. */
+  total: number;
+  /** Best first: index into the docs and the score rounded to 4 decimals. */
+  hits: { doc: number; score: number }[];
+}
+
+/**
+ * Rank `docs` (the served pages, in any order) for `query` exactly as `WikiSearchIndex.search` does: the same BM25
+ * terms added in the same order, the same title bonus, rounding and tie-break by id.
+ */
+export function searchTermVectors(
+  docs: readonly VectorDoc[],
+  dictionary: TermDictionary,
+  query: string,
+  options: SearchOptions = {},
+): VectorSearchOutcome {
+  const q = query.trim();
+  if (q === '') return { query: '', terms: [], total: 0, hits: [] };
+  const limit = clampLimit(options.limit);
+  const terms = [...new Set(tokenize(q))];
+  const k = terms.length;
+  const n = docs.length;
+  // Query slot + 1 of each term id of the dictionary (0: not a query term).
+  const slotOf = new Int32Array(dictionary.terms.length);
+  terms.forEach((term, slot) => {
+    const id = dictionary.idOf(term);
+    if (id !== -1) slotOf[id] = slot + 1;
+  });
+  const tfs = new Float64Array(n * k);
+  const df = new Float64Array(k);
+  let totalLength = 0;
+  for (let doc = 0; doc < n; doc++) {
+    const { pairs, length } = docs[doc]!.vector;
+    totalLength += length;
+    for (let i = 0; i < pairs.length; i += 2) {
+      const slot = slotOf[pairs[i]!]!;
+      if (slot === 0) continue;
+      tfs[doc * k + slot - 1] = pairs[i + 1]!;
+      df[slot - 1]!++;
+    }
+  }
+  const avgLength = n > 0 && totalLength > 0 ? totalLength / n : 1;
+  const idf = Array.from(df, (count) => Math.log(1 + (n - count + 0.5) / (count + 0.5)));
+  const qLower = q.toLowerCase();
+  // The best `limit` so far, best first: by rounded score, then id.
+  const best: { doc: number; score: number }[] = [];
+  const before = (score: number, doc: number, other: { doc: number; score: number }): boolean =>
+    score > other.score || (score === other.score && compareStrings(docs[doc]!.id, docs[other.doc]!.id) < 0);
+  let total = 0;
+  for (let doc = 0; doc < n; doc++) {
+    const page = docs[doc]!;
+    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * page.vector.length) / avgLength);
+    let raw = 0;
+    for (let slot = 0; slot < k; slot++) {
+      const tf = tfs[doc * k + slot]!;
+      if (tf > 0) raw += (idf[slot]! * tf * (BM25_K1 + 1)) / (tf + norm);
+    }
+    if (page.title.toLowerCase().includes(qLower)) raw += TITLE_SUBSTRING_BONUS;
+    if (!(raw > 0)) continue;
+    if (options.includeSources !== true && page.type === 'source') continue;
+    total++;
+    const score = Math.round(raw * 10_000) / 10_000;
+    if (best.length === limit && !before(score, doc, best[limit - 1]!)) continue;
+    let pos = best.length;
+    while (pos > 0 && before(score, doc, best[pos - 1]!)) pos--;
+    best.splice(pos, 0, { doc, score });
+    if (best.length > limit) best.pop();
+  }
+  return { query: q, terms, total, hits: best };
+}
