@@ -10,11 +10,9 @@
  * measured is cytoscape redrawing 300 nodes with captions and 600 edges. Target: ≥ 50 fps in both. Figures are
  * printed; targets are reported, not asserted.
  */
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { graphClientFor, startNeo4j, type Neo4jServer } from '../test/support/neo4j.js';
-import { CHROMIUM, launchBrowser, type WebPage } from '../test/web/support/browser.js';
-import { openSignedIn, startStack, type Stack } from '../test/web/support/stack.js';
+import { CHROMIUM, type WebPage } from '../test/web/support/browser.js';
+import { startGraphSignedIn, type GraphSignedInStack, type Stack } from '../test/web/support/stack.js';
 import { machine } from './support/papers-util.js';
 import { peakRssMiB } from './support/load.js';
 
@@ -26,15 +24,12 @@ const QUERY = 'MATCH (n:Bench) OPTIONAL MATCH (n)-[r:BENCH_LINK]->(m:Bench) RETU
 const report = (line: string) => console.log(line);
 const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
 
-let neo: Neo4jServer;
+let web: GraphSignedInStack;
 let stack: Stack;
-let browser: Browser;
 let w: WebPage;
 
 beforeAll(async () => {
-  neo = await startNeo4j();
-  const graph = graphClientFor(neo);
-  try {
+  web = await startGraphSignedIn(async (graph) => {
     // Four labels (four colours), captions of realistic length, each node linked to two others.
     const kinds = ['Algorithm', 'Concept', 'Primitive', 'Paper'];
     for (const [k, label] of kinds.entries()) {
@@ -51,21 +46,14 @@ beforeAll(async () => {
       'UNWIND $pairs AS p MATCH (a:Bench {i: p[0]}), (b:Bench {i: p[1]}) CREATE (a)-[:BENCH_LINK]->(b)',
       { pairs },
     );
-  } finally {
-    await graph.close();
-  }
-  stack = await startStack({}, { GRAPHDB_URI: neo.boltUri, SVC_LOG_LEVEL: 'warn' });
-  browser = await launchBrowser();
-  w = await openSignedIn(browser, stack.url);
+  });
+  ({ stack, w } = web);
   report(`explorer: ${NODES} nodes, ${NODES * EDGES_PER_NODE} relationships; ${machine()}`);
 });
 
 afterAll(async () => {
   report(`peak RSS (benchmark process): ${peakRssMiB().toFixed(0)} MiB`);
-  await w?.close();
-  await browser?.close();
-  await stack?.close();
-  await neo?.stop();
+  await web?.close();
 });
 
 /** The browser globals the in-page measurement uses (the root tsconfig has no DOM lib; a cast only). */

@@ -18,47 +18,12 @@ import { afterAll, beforeAll, expect, test } from 'vitest';
 import { CHROMIUM, launchBrowser } from '../test/web/support/browser.js';
 import { openSignedIn, startStack, type Stack } from '../test/web/support/stack.js';
 import type { PageGlobals } from '../test/web/support/page-globals.js';
-import { percentile } from './support/load.js';
+import { median, percentile } from './support/load.js';
+import { MATH_PAGE, MATH_SOURCE, scriptAndStyleBodies } from './support/web.js';
 import { machine, report, verdict } from './support/papers-util.js';
 
 const RUNS = 9;
-const MATH_PAGE = 'concept-ten-equations';
-
-const EQUATIONS = [
-  'e^{i\\pi} + 1 = 0',
-  '\\hat{H}\\lvert\\psi\\rangle = E\\lvert\\psi\\rangle',
-  'U_{\\mathrm{QFT}}\\lvert j\\rangle = \\frac{1}{\\sqrt{N}} \\sum_{k=0}^{N-1} e^{2\\pi i jk/N}\\lvert k\\rangle',
-  '\\rho = \\sum_i p_i \\lvert\\psi_i\\rangle\\langle\\psi_i\\rvert',
-  'F(\\rho,\\sigma) = \\left(\\operatorname{tr}\\sqrt{\\sqrt{\\rho}\\,\\sigma\\sqrt{\\rho}}\\right)^2',
-  'H = \\frac{1}{\\sqrt 2}\\begin{pmatrix} 1 & 1 \\\\ 1 & -1 \\end{pmatrix}',
-  '\\Pr[\\text{success}] \\ge 1 - \\frac{1}{2(2^{t-n}-2)}',
-  'O\\!\\left(\\sqrt{N}\\right) \\text{ queries versus } \\Omega(N)',
-  '\\lvert\\Phi^+\\rangle = \\tfrac{1}{\\sqrt2}\\left(\\lvert 00\\rangle + \\lvert 11\\rangle\\right)',
-  'S(\\rho) = -\\operatorname{tr}(\\rho \\log_2 \\rho)',
-];
-
-const MATH_SOURCE = [
-  '---',
-  `id: ${MATH_PAGE}`,
-  'title: Ten equations',
-  'type: concept',
-  'category: technique',
-  'created_at: 2026-01-15',
-  'status: published',
-  '---',
-  '',
-  '## Definition',
-  '',
-  ...EQUATIONS.flatMap((eq, i) => [`Equation ${i + 1} relates [[concept-qubit]] to the rest:`, '', `$$${eq}$$`, '']),
-].join('\n');
-
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
-const median = (xs: readonly number[]) =>
-  percentile(
-    [...xs].sort((a, b) => a - b),
-    0.5,
-  );
-
 let stack: Stack;
 let browser: Browser;
 let storageState: Awaited<ReturnType<BrowserContext['storageState']>>;
@@ -169,11 +134,7 @@ test.skipIf(!CHROMIUM)('fast loads benchmark', async () => {
   // 3. The first page (the overview): its scripts and styles as sent, and gzip -9 of their bytes.
   const first = await freshContext();
   const home = await first.newPage();
-  const bodies = new Map<string, Promise<Buffer>>();
-  home.on('response', (r) => {
-    const type = r.request().resourceType();
-    if ((type === 'script' || type === 'stylesheet') && r.url().startsWith(stack.url)) bodies.set(r.url(), r.body());
-  });
+  const bodies = scriptAndStyleBodies(home, stack.url);
   stop = await recordTransfers(first, home);
   await home.goto(`${stack.url}/`, { waitUntil: 'networkidle' });
   await home.getByRole('heading', { name: /^Welcome/ }).waitFor();

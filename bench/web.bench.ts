@@ -20,14 +20,14 @@ import { startGitHubDouble, type GitHubDouble } from '../test/support/upstreams/
 import { CHROMIUM, launchBrowser } from '../test/web/support/browser.js';
 import { ensureWebBuild, openSignedIn, WEB_DIST } from '../test/web/support/stack.js';
 import { generateWiki } from '../test/wiki/generate.js';
-import { peakRssMiB, percentile } from './support/load.js';
+import { median, peakRssMiB, percentile } from './support/load.js';
+import { MATH_PAGE, MATH_SOURCE, scriptAndStyleBodies } from './support/web.js';
 import type { PageGlobals } from '../test/web/support/page-globals.js';
 import { machine } from './support/papers-util.js';
 
 const PAGES = 10_000;
 const RENDER_RUNS = 12;
 const SCROLL_MS = 4_000;
-const MATH_PAGE = 'concept-ten-equations';
 
 const lines: string[] = [];
 const report = (line: string) => {
@@ -36,40 +36,6 @@ const report = (line: string) => {
 };
 const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const verdict = (ok: boolean) => (ok ? 'meets target' : 'MISSES target');
-const median = (xs: number[]) =>
-  percentile(
-    [...xs].sort((a, b) => a - b),
-    0.5,
-  );
-
-const EQUATIONS = [
-  'e^{i\\pi} + 1 = 0',
-  '\\hat{H}\\lvert\\psi\\rangle = E\\lvert\\psi\\rangle',
-  'U_{\\mathrm{QFT}}\\lvert j\\rangle = \\frac{1}{\\sqrt{N}} \\sum_{k=0}^{N-1} e^{2\\pi i jk/N}\\lvert k\\rangle',
-  '\\rho = \\sum_i p_i \\lvert\\psi_i\\rangle\\langle\\psi_i\\rvert',
-  'F(\\rho,\\sigma) = \\left(\\operatorname{tr}\\sqrt{\\sqrt{\\rho}\\,\\sigma\\sqrt{\\rho}}\\right)^2',
-  'H = \\frac{1}{\\sqrt 2}\\begin{pmatrix} 1 & 1 \\\\ 1 & -1 \\end{pmatrix}',
-  '\\Pr[\\text{success}] \\ge 1 - \\frac{1}{2(2^{t-n}-2)}',
-  'O\\!\\left(\\sqrt{N}\\right) \\text{ queries versus } \\Omega(N)',
-  '\\lvert\\Phi^+\\rangle = \\tfrac{1}{\\sqrt2}\\left(\\lvert 00\\rangle + \\lvert 11\\rangle\\right)',
-  'S(\\rho) = -\\operatorname{tr}(\\rho \\log_2 \\rho)',
-];
-
-const mathPage = [
-  '---',
-  `id: ${MATH_PAGE}`,
-  'title: Ten equations',
-  'type: concept',
-  'category: technique',
-  'created_at: 2026-01-15',
-  'status: published',
-  '---',
-  '',
-  '## Definition',
-  '',
-  ...EQUATIONS.flatMap((eq, i) => [`Equation ${i + 1} relates [[concept-qubit]] to the rest:`, '', `$$${eq}$$`, '']),
-].join('\n');
-
 let base: string;
 let gh: GitHubDouble;
 let server: TestServer;
@@ -81,7 +47,7 @@ beforeAll(async () => {
   base = await mkdtemp(path.join(os.tmpdir(), 'pks-web-bench-'));
   const wikiDir = path.join(base, 'wiki');
   await generateWiki(wikiDir, PAGES - 1, { sourceEvery: 0 });
-  await writeFile(path.join(wikiDir, 'concepts', `${MATH_PAGE}.md`), mathPage);
+  await writeFile(path.join(wikiDir, 'concepts', `${MATH_PAGE}.md`), MATH_SOURCE);
   gh = await startGitHubDouble({ id: 7, login: 'bench', name: 'Bench', email: 'bench@example.org', avatar_url: '' });
   server = await startTestServer(
     { ...gh.env, SVC_ALLOWED_IDP_LOGINS: 'bench', SVC_WIKI_DIR: wikiDir, SVC_LOG_LEVEL: 'warn' },
@@ -110,11 +76,7 @@ test.skipIf(!CHROMIUM)('web front-end benchmark', async () => {
   // 1. First page: every script and stylesheet the overview loads, gzip -9 each (what a compressing proxy sends).
   const ctx = await freshContext();
   const page = await ctx.newPage();
-  const assets = new Map<string, Promise<Buffer>>();
-  page.on('response', (r) => {
-    const type = r.request().resourceType();
-    if ((type === 'script' || type === 'stylesheet') && r.url().startsWith(server.url)) assets.set(r.url(), r.body());
-  });
+  const assets = scriptAndStyleBodies(page, server.url);
   await page.goto(`${server.url}/`, { waitUntil: 'networkidle' });
   await page.getByRole('heading', { name: 'Welcome, Bench' }).waitFor();
   let js = 0;

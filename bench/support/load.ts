@@ -76,6 +76,13 @@ export function percentile(sorted: readonly number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.floor(p * sorted.length))]!;
 }
 
+/** Median of an unsorted list. */
+export const median = (values: readonly number[]): number =>
+  percentile(
+    [...values].sort((a, b) => a - b),
+    0.5,
+  );
+
 /** Peak resident set size of this process so far, in MiB. */
 export function peakRssMiB(): number {
   return process.resourceUsage().maxRSS / 1024;

@@ -271,10 +271,14 @@ const paperImage = define({
   },
 });
 
-/** A list of ids for a comma-separated query (an id holding a comma cannot be sent). */
-function idList(items: readonly string[], what: string): string | ToolResult {
+/** The ids of one batch request, as many as the server answers at once. */
+const idBatch = Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: BATCH_MAX_IDS });
+
+/** GET of a batch route with `items` as its comma-separated `ids` (an item holding a comma cannot be sent). */
+async function getBatch(ctx: ToolContext, path: string, items: readonly string[], what: string): Promise<ToolResult> {
   const bad = items.find((i) => i.includes(','));
-  return bad === undefined ? items.join(',') : errorResult(`${what} '${bad}' holds a comma, which separates the list`);
+  if (bad !== undefined) return errorResult(`${what} '${bad}' holds a comma, which separates the list`);
+  return getJson(ctx, path, { ids: items.join(',') });
 }
 
 const paperStatus = define({
@@ -282,14 +286,8 @@ const paperStatus = define({
   title: 'Storage status of papers',
   description: `Whether the server stores the markdown and PDF of up to ${BATCH_MAX_IDS} papers, and their jobs.`,
   scope: 'papers:read',
-  input: Type.Object(
-    { ids: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: BATCH_MAX_IDS }) },
-    { additionalProperties: false },
-  ),
-  async run(input, ctx) {
-    const ids = idList(input.ids, 'id');
-    return typeof ids === 'string' ? getJson(ctx, '/api/papers/status/batch', { ids }) : ids;
-  },
+  input: Type.Object({ ids: idBatch }, { additionalProperties: false }),
+  run: (input, ctx) => getBatch(ctx, '/api/papers/status/batch', input.ids, 'id'),
 });
 
 const paperLookup = define({
@@ -299,14 +297,8 @@ const paperLookup = define({
     `Resolve up to ${BATCH_MAX_IDS} references (arxiv:<id>, doi:<doi>, openalex:<id>): is the paper known, hosted ` +
     'here, its markdown ready; title, authors and year.',
   scope: 'papers:read',
-  input: Type.Object(
-    { refs: Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: BATCH_MAX_IDS }) },
-    { additionalProperties: false },
-  ),
-  async run(input, ctx) {
-    const ids = idList(input.refs, 'ref');
-    return typeof ids === 'string' ? getJson(ctx, '/api/papers/lookup', { ids }) : ids;
-  },
+  input: Type.Object({ refs: idBatch }, { additionalProperties: false }),
+  run: (input, ctx) => getBatch(ctx, '/api/papers/lookup', input.refs, 'ref'),
 });
 
 const paperList = define({

@@ -1,5 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { circuitUnitary, simulateStatevector, type Circuit, type Gate } from '../../src/quantum/index.js';
+import { circuitUnitary, simulateStatevector, type Gate } from '../../src/quantum/index.js';
+import { circuitOf } from './support/circuit.js';
 import { mulberry32 } from '../support/random.js';
 import {
   applyToVector,
@@ -10,17 +11,6 @@ import {
   type C,
   type M,
 } from './support/linalg.js';
-
-function circuitOf(n: number, gates: Gate[]): Circuit {
-  return {
-    name: 't',
-    num_qubits: n,
-    num_clbits: 0,
-    qubit_labels: Array.from({ length: n }, (_, i) => `q${i}`),
-    qubit_mapping: {},
-    gates,
-  };
-}
 
 /** CONTRACT §17.2 table, row by row: name, targets, params, the textbook base matrix and its fixed controls. */
 const ROWS: { name: string; params: string[]; base: string; fixed: number | null }[] = [

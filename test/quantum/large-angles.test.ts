@@ -15,19 +15,9 @@ import {
   type Gate,
   type GateParams,
 } from '../../src/quantum/index.js';
+import { circuitOf } from './support/circuit.js';
 import { mulberry32 } from '../support/random.js';
 import { maxAbsDifference, mpReference } from './support/mp-reference.js';
-
-function circuitOf(n: number, gates: Gate[]): Circuit {
-  return {
-    name: 't',
-    num_qubits: n,
-    num_clbits: 0,
-    qubit_labels: Array.from({ length: n }, (_, i) => `q${i}`),
-    qubit_mapping: Object.fromEntries(Array.from({ length: n }, (_, i) => [String(i), i])),
-    gates,
-  };
-}
 
 const LARGE = [
   1e6,

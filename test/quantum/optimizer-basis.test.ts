@@ -18,12 +18,9 @@ import {
   type Circuit,
   type Gate,
 } from '../../src/quantum/index.js';
+import { circuitOf } from './support/circuit.js';
 import { mulberry32 } from '../support/random.js';
 import { randomCircuit } from './support/random-circuits.js';
-
-function circuitOf(n: number, gates: Gate[]): Circuit {
-  return { name: 't', num_qubits: n, num_clbits: 0, qubit_labels: [], qubit_mapping: {}, gates };
-}
 
 /** max |U − e^{iφ}V| of two gate lists on n qubits (MEASURE and BARRIER dropped). */
 function distance(n: number, a: readonly Gate[], b: readonly Gate[]): number {

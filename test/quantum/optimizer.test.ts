@@ -11,11 +11,8 @@ import {
   type Gate,
   type OptimizationLevel,
 } from '../../src/quantum/index.js';
+import { circuitOf } from './support/circuit.js';
 import { randomCircuit } from './support/random-circuits.js';
-
-function circuitOf(n: number, gates: Gate[]): Circuit {
-  return { name: 't', num_qubits: n, num_clbits: 1, qubit_labels: [], qubit_mapping: {}, gates };
-}
 
 const unitaryOnly = (c: Circuit): Circuit => ({ ...c, gates: c.gates.filter((g) => g.name !== 'MEASURE') });
 
@@ -58,7 +55,7 @@ describe('optimiser on 1,000 seeded random circuits (≤ 8 qubits, ≤ 200 gates
 describe('optimiser levels (§17.3)', () => {
   const H0 = gate('H', [0]);
   it('O0 changes nothing', () => {
-    const c = circuitOf(1, [H0, H0]);
+    const c = circuitOf(1, [H0, H0], 1);
     expect(optimizeCircuit(c, 0).circuit.gates).toEqual([H0, H0]);
   });
 
@@ -78,7 +75,7 @@ describe('optimiser levels (§17.3)', () => {
     ['controlled H·H', gate('H', [2], [0]), gate('H', [2], [0])],
   ];
   it.each(PAIRS)('O1 cancels %s', (_label, a, b) => {
-    expect(optimizeCircuit(circuitOf(3, [a, b]), 1).circuit.gates).toEqual([]);
+    expect(optimizeCircuit(circuitOf(3, [a, b], 1), 1).circuit.gates).toEqual([]);
   });
 
   it('O1 keeps pairs with different operands, a gate in between, or a barrier in between', () => {
@@ -90,18 +87,18 @@ describe('optimiser levels (§17.3)', () => {
       [gate('S', [0]), gate('S', [0])],
       [gate('H', [0]), gate('H', [0], [1])],
     ];
-    for (const gates of cases) expect(optimizeCircuit(circuitOf(2, gates), 1).circuit.gates).toEqual(gates);
+    for (const gates of cases) expect(optimizeCircuit(circuitOf(2, gates, 1), 1).circuit.gates).toEqual(gates);
   });
 
   it('O1 cancels across gates on other qubits and cascades (H X X H → nothing)', () => {
     const gates = [gate('H', [0]), gate('X', [0]), gate('H', [1]), gate('X', [0]), gate('H', [0])];
-    expect(optimizeCircuit(circuitOf(2, gates), 1).circuit.gates).toEqual([gate('H', [1])]);
+    expect(optimizeCircuit(circuitOf(2, gates, 1), 1).circuit.gates).toEqual([gate('H', [1])]);
   });
 
   it('O1 does not merge rotations; O2 does', () => {
     const gates = [gate('RZ', [0], [], { theta: 0.25 }), gate('RZ', [0], [], { theta: 0.5 })];
-    expect(optimizeCircuit(circuitOf(1, gates), 1).circuit.gates).toHaveLength(2);
-    expect(optimizeCircuit(circuitOf(1, gates), 2).circuit.gates).toEqual([gate('RZ', [0], [], { theta: 0.75 })]);
+    expect(optimizeCircuit(circuitOf(1, gates, 1), 1).circuit.gates).toHaveLength(2);
+    expect(optimizeCircuit(circuitOf(1, gates, 1), 2).circuit.gates).toEqual([gate('RZ', [0], [], { theta: 0.75 })]);
   });
 
   const DROPS: [string, Gate[], number][] = [
@@ -126,7 +123,7 @@ describe('optimiser levels (§17.3)', () => {
     ['RX and RY do not merge', [gate('RX', [0], [], { theta: 1 }), gate('RY', [0], [], { theta: 1 })], 2],
   ];
   it.each(DROPS)('O2: %s', (_label, gates, left) => {
-    expect(optimizeCircuit(circuitOf(2, gates), 2).circuit.gates).toHaveLength(left);
+    expect(optimizeCircuit(circuitOf(2, gates, 1), 2).circuit.gates).toHaveLength(left);
   });
 
   it('O3 fuses runs of uncontrolled one-qubit gates into one U in place and reports the stats', () => {
@@ -139,15 +136,15 @@ describe('optimiser levels (§17.3)', () => {
       gate('RY', [1], [], { theta: 0.2 }),
       gate('H', [0]),
     ];
-    const { circuit, stats } = optimizeCircuit(circuitOf(2, gates), 3);
+    const { circuit, stats } = optimizeCircuit(circuitOf(2, gates, 1), 3);
     expect(circuit.gates.map((g) => g.name)).toEqual(['U', 'CNOT', 'U', 'H']);
     expect(stats).toEqual({ gates_removed: 3, depth_reduction: 3, gates_fused: 5 });
-    const cmp = compareUpToPhase(circuitUnitary(circuit).data, circuitUnitary(circuitOf(2, gates)).data, 1e-12);
+    const cmp = compareUpToPhase(circuitUnitary(circuit).data, circuitUnitary(circuitOf(2, gates, 1)).data, 1e-12);
     expect(cmp.equivalent).toBe(true);
   });
 
   it('O3 drops a run whose product is the identity up to phase (H S S H … → gone)', () => {
     const gates = [gate('H', [0]), gate('Z', [0]), gate('H', [0]), gate('X', [0])];
-    expect(optimizeCircuit(circuitOf(1, gates), 3).circuit.gates).toEqual([]);
+    expect(optimizeCircuit(circuitOf(1, gates, 1), 3).circuit.gates).toEqual([]);
   });
 });

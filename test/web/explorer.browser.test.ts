@@ -6,29 +6,16 @@
  * a result, and the drawing cap said in words.
  */
 import path from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator, Page } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureGraphSchema } from '../../src/server/graph/constraints.js';
 import type { GraphClient } from '../../src/server/graph/driver.js';
-import { syncWikiToGraph } from '../../src/server/graph/wiki-sync.js';
 import { DRAW_CAP } from '../../web/src/lib/graph-elements.js';
-import { loadWiki } from '../../src/wiki/index.js';
-import { graphClientFor, startNeo4j, type Neo4jServer } from '../support/neo4j.js';
-import { REPO_ROOT } from '../support/server.js';
-import { CHROMIUM, launchBrowser, SCREENSHOT_DIR, screenshotsAndAxe, type WebPage } from './support/browser.js';
-import { openSignedIn, startStack, type Stack } from './support/stack.js';
+import { graphClientFor } from '../support/neo4j.js';
+import { CHROMIUM, SCREENSHOT_DIR, screenshotsAndAxe, type WebPage } from './support/browser.js';
+import { typeQuery } from './support/cypher-editor.js';
+import { seedSampleWiki, startGraphSignedIn, type GraphSignedInStack, type Stack } from './support/stack.js';
 
 const BULK = 600;
-
-/** Replaces the editor's text by typing, as a person would. */
-async function typeQuery(page: Page, text: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'Cypher query' }).click();
-  await page.keyboard.press('ControlOrMeta+a');
-  await page.keyboard.press('Delete');
-  await page.keyboard.type(text);
-  // Closes the completion list, so Enter and the shortcut reach the editor's commands.
-  await page.keyboard.press('Escape');
-}
 
 const editorText = (page: Page): Promise<string> => page.locator('.cm-content').innerText();
 
@@ -58,32 +45,26 @@ async function until(condition: () => Promise<boolean>, what: string, ms = 30_00
 }
 
 describe.skipIf(!CHROMIUM)('web front end: the graph explorer works like Neo4j Browser', () => {
-  let neo: Neo4jServer;
+  let web: GraphSignedInStack;
   let graph: GraphClient;
   let stack: Stack;
-  let browser: Browser;
   let w: WebPage;
   const queries: string[] = [];
 
   beforeAll(async () => {
-    neo = await startNeo4j();
-    graph = graphClientFor(neo);
-    await ensureGraphSchema(graph);
-    await syncWikiToGraph(graph, await loadWiki(path.join(REPO_ROOT, 'sample-wiki')));
-    await graph.driver.executeQuery('UNWIND range(1, $n) AS i CREATE (:Bulk {title: "bulk " + i})', { n: BULK });
-    stack = await startStack({}, { GRAPHDB_URI: neo.boltUri });
-    browser = await launchBrowser();
-    w = await openSignedIn(browser, stack.url);
+    web = await startGraphSignedIn(async (seeding) => {
+      await seedSampleWiki(seeding);
+      await seeding.driver.executeQuery('UNWIND range(1, $n) AS i CREATE (:Bulk {title: "bulk " + i})', { n: BULK });
+    });
+    ({ stack, w } = web);
+    graph = graphClientFor(web.neo);
     w.page.on('request', (r) => {
       if (new URL(r.url()).pathname === '/api/graph/query') queries.push((r.postDataJSON() as { query: string }).query);
     });
   });
   afterAll(async () => {
-    await w?.close();
-    await browser?.close();
-    await stack?.close();
     await graph?.close();
-    await neo?.stop();
+    await web?.close();
   });
 
   /** The user transactions running a query that contains `marker`, as an administrator sees them. */

@@ -2,26 +2,11 @@
  * The graph explorer and a wiki page's neighbourhood in a real browser (CONTRACT §14), against a real pksd whose
  * graph is a real Neo4j holding what `pksd wiki sync` makes of the sample wiki (§6).
  */
-import path from 'node:path';
-import type { Browser, Locator, Page } from 'playwright-core';
+import type { Locator } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ensureGraphSchema } from '../../src/server/graph/constraints.js';
-import { syncWikiToGraph } from '../../src/server/graph/wiki-sync.js';
-import { loadWiki } from '../../src/wiki/index.js';
-import { graphClientFor, startNeo4j, type Neo4jServer } from '../support/neo4j.js';
-import { REPO_ROOT } from '../support/server.js';
-import { CHROMIUM, launchBrowser, screenshotsAndAxe, type WebPage } from './support/browser.js';
-import { openSignedIn, startStack, type Stack } from './support/stack.js';
-
-/** Replaces the editor's text by typing, as a person would. */
-async function typeQuery(page: Page, text: string): Promise<void> {
-  await page.getByRole('textbox', { name: 'Cypher query' }).click();
-  await page.keyboard.press('ControlOrMeta+a');
-  await page.keyboard.press('Delete');
-  await page.keyboard.type(text);
-  // Closes the completion list, so Enter and the shortcut reach the editor's commands.
-  await page.keyboard.press('Escape');
-}
+import { CHROMIUM, screenshotsAndAxe, type WebPage } from './support/browser.js';
+import { typeQuery } from './support/cypher-editor.js';
+import { seedSampleWiki, startGraphSignedIn, type GraphSignedInStack, type Stack } from './support/stack.js';
 
 /** Whether cytoscape drew on the drawing's canvases (some pixel is not transparent). */
 const drewPixels = (drawing: Locator): Promise<boolean> =>
@@ -36,31 +21,15 @@ const drewPixels = (drawing: Locator): Promise<boolean> =>
   );
 
 describe.skipIf(!CHROMIUM)('web front end: graph explorer', () => {
-  let neo: Neo4jServer;
+  let web: GraphSignedInStack;
   let stack: Stack;
-  let browser: Browser;
   let w: WebPage;
 
   beforeAll(async () => {
-    neo = await startNeo4j();
-    // The graph `pksd wiki sync` makes of the sample wiki, which is also the stack's wiki checkout.
-    const graph = graphClientFor(neo);
-    try {
-      await ensureGraphSchema(graph);
-      await syncWikiToGraph(graph, await loadWiki(path.join(REPO_ROOT, 'sample-wiki')));
-    } finally {
-      await graph.close();
-    }
-    stack = await startStack({}, { GRAPHDB_URI: neo.boltUri });
-    browser = await launchBrowser();
-    w = await openSignedIn(browser, stack.url);
+    web = await startGraphSignedIn(seedSampleWiki);
+    ({ stack, w } = web);
   });
-  afterAll(async () => {
-    await w?.close();
-    await browser?.close();
-    await stack?.close();
-    await neo?.stop();
-  });
+  afterAll(() => web?.close());
 
   it('runs a Cypher query typed in the editor and shows it as a table and as a drawing', async () => {
     const { page } = w;

@@ -4,11 +4,10 @@
  * (the two copies this once had: 0.19's stylesheet, 0.16's markup) leaves scripts full size and this test red;
  * axe and screenshots alone cannot see it.
  */
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, launchBrowser, screenshotsAndAxe, type WebPage } from './support/browser.js';
+import { CHROMIUM, screenshotsAndAxe, type WebPage } from './support/browser.js';
 import { expectTypeset, type MathCheck } from './support/katex-geometry.js';
-import { openSignedIn, startStack, type Stack } from './support/stack.js';
+import { startSignedIn, type SignedInStack, type Stack } from './support/stack.js';
 
 /** Formulas of sample-wiki/ by page, with what their layout must show. */
 const PAGES: { id: string; title: string; checks: MathCheck[] }[] = [
@@ -53,20 +52,15 @@ const PAGES: { id: string; title: string; checks: MathCheck[] }[] = [
 ];
 
 describe.skipIf(!CHROMIUM)('web front end: mathematics as typeset (sample wiki)', () => {
+  let web: SignedInStack;
   let stack: Stack;
-  let browser: Browser;
   let w: WebPage;
 
   beforeAll(async () => {
-    stack = await startStack();
-    browser = await launchBrowser();
-    w = await openSignedIn(browser, stack.url);
+    web = await startSignedIn();
+    ({ stack, w } = web);
   });
-  afterAll(async () => {
-    await w?.close();
-    await browser?.close();
-    await stack?.close();
-  });
+  afterAll(() => web?.close());
 
   it.each(PAGES)('$id: scripts are small and raised or lowered, fractions stack', async ({ id, title, checks }) => {
     const { page } = w;

@@ -4,8 +4,8 @@
  */
 import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, launchBrowser, openPage, screenshotsAndAxe, type WebPage } from './support/browser.js';
-import { openSignedIn, signIn, startStack, type Stack } from './support/stack.js';
+import { CHROMIUM, openPage, screenshotsAndAxe, type WebPage } from './support/browser.js';
+import { signIn, startSignedIn, type SignedInStack, type Stack } from './support/stack.js';
 import type { PageGlobals } from './support/page-globals.js';
 
 const fixturePage = (id: string, title: string, body: string, extra = ''): string =>
@@ -45,20 +45,16 @@ const PAGES = {
 };
 
 describe.skipIf(!CHROMIUM)('web front end: wiki', () => {
+  let web: SignedInStack;
   let stack: Stack;
   let browser: Browser;
   let w: WebPage;
 
   beforeAll(async () => {
-    stack = await startStack(PAGES);
-    browser = await launchBrowser();
-    w = await openSignedIn(browser, stack.url);
+    web = await startSignedIn(PAGES);
+    ({ stack, browser, w } = web);
   });
-  afterAll(async () => {
-    await w?.close();
-    await browser?.close();
-    await stack?.close();
-  });
+  afterAll(() => web?.close());
 
   it('shows the overview with wiki and paper statistics', async () => {
     const { page } = w;

@@ -13,7 +13,7 @@ import { reduceAngle } from '../angles.js';
 import { gate } from '../ir/build.js';
 import { baseGateName, gateSpec } from '../ir/gates.js';
 import type { Gate } from '../ir/types.js';
-import { multiply, oneQubitMatrix, type Mat2 } from '../sim/matrices.js';
+import { entriesOf, multiply, oneQubitMatrix, type Mat2 } from '../sim/matrices.js';
 import { zyzAngles } from './zyz.js';
 
 /** Below this an angle or an off-diagonal entry counts as zero (far below the 1e-10 the tools promise). */
@@ -35,16 +35,7 @@ function adjoint(m: Mat2): Mat2 {
  * off W†·m·W, whose off-diagonal entries are rounding noise for a unitary m.
  */
 function diagonalise(m: Mat2): { w: Mat2; alpha: number; beta: number } {
-  const [ar, ai, br, bi, cr, ci, dr, di] = m as unknown as number[] as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [ar, ai, br, bi, cr, ci, dr, di] = entriesOf(m);
   if (Math.hypot(br, bi) <= EPS && Math.hypot(cr, ci) <= EPS)
     return { w: Float64Array.of(1, 0, 0, 0, 0, 0, 1, 0), alpha: Math.atan2(ai, ar), beta: Math.atan2(di, dr) };
   // Eigenvalue λ of [[a, b], [c, d]]: (a + d)/2 + sqrt(((a − d)/2)² + bc).

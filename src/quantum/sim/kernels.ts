@@ -5,7 +5,7 @@
  * (`x = ((x | fixed) + 1) & ~fixed` skips every fixed bit), the inner loop runs over the contiguous block below
  * it, so no work is spent on skipped amplitudes and no n-qubit matrix is ever built.
  */
-import type { Mat2 } from './matrices.js';
+import { entriesOf, type Mat2 } from './matrices.js';
 
 /** The loop shape of a gate: control mask, block length below the lowest fixed bit, and the outer step mask. */
 interface Sweep {
@@ -26,16 +26,7 @@ function sweep(numBits: number, targetMask: number, controls: readonly number[])
 /** Applies the 2×2 matrix `m` to the bit at position `t` where every bit of `controls` is 1. */
 export function applyMatrix(sv: Float64Array, numBits: number, t: number, controls: readonly number[], m: Mat2): void {
   const s = sweep(numBits, 1 << t, controls);
-  const [ar, ai, br, bi, cr, ci, dr, di] = m as unknown as [
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-    number,
-  ];
+  const [ar, ai, br, bi, cr, ci, dr, di] = entriesOf(m);
   if (br === 0 && bi === 0 && cr === 0 && ci === 0) applyDiagonal(sv, s, 1 << t, ar, ai, dr, di);
   else if (ar === 0 && ai === 0 && dr === 0 && di === 0) applyAntiDiagonal(sv, s, 1 << t, br, bi, cr, ci);
   else if (ai === 0 && bi === 0 && ci === 0 && di === 0) applyReal(sv, s, 1 << t, ar, br, cr, dr);

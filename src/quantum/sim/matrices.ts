@@ -8,6 +8,12 @@ import type { GateParams } from '../ir/types.js';
 
 export type Mat2 = Float64Array;
 
+/** A matrix's eight numbers, in the order above. */
+export type Mat2Entries = readonly [number, number, number, number, number, number, number, number];
+
+/** The matrix's numbers as a fixed-length tuple, for destructuring without index checks. */
+export const entriesOf = (m: Mat2): Mat2Entries => m as unknown as Mat2Entries;
+
 const SQRT1_2 = Math.SQRT1_2;
 
 function mat(ar: number, ai: number, br: number, bi: number, cr: number, ci: number, dr: number, di: number): Mat2 {

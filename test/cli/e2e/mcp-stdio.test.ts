@@ -6,22 +6,17 @@
  * stdout, exit 0 when stdin closes.
  */
 import { spawn } from 'node:child_process';
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
+import { rmSync } from 'node:fs';
 import { createInterface } from 'node:readline';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import type { Scope } from '../../../src/shared/scopes.js';
-import { accessEnv, startDoubles, type Doubles } from '../../server/access/support/harness.js';
 import { addPaper } from '../../server/access/support/papers.js';
-import { storePaper } from '../../server/papers/registry-support.js';
-import { cypherRows, useNeo4j } from '../../support/neo4j.js';
-import { openTestIdentity, REPO_ROOT, startTestServer, testUser, type TestServer } from '../../support/server.js';
 import { defaultMarkdown } from '../../support/upstreams/mineru.js';
 import { loggedInHome, PKS_BIN, type PksHome } from '../support/pks.js';
+import { json, texts, useMcpServer } from '../../server/mcp/support/server.js';
 
 const PAT = 'mcp-stdio-system-pat-0123456789';
 const ID = '2507.00401v1';
@@ -36,46 +31,17 @@ const MARKDOWN = [
   ...Array.from({ length: 200 }, (_, i) => `## Part ${i}\n\nText of part ${i}.\n`),
 ].join('\n');
 
-const neo = useNeo4j();
-let d: Doubles;
-let srv: TestServer;
-let wikiDir: string;
-let identity: Awaited<ReturnType<typeof openTestIdentity>>;
 const homes: PksHome[] = [];
-const clients: Client[] = [];
-
-beforeAll(async () => {
-  wikiDir = mkdtempSync(path.join(os.tmpdir(), 'mcp-stdio-wiki-'));
-  cpSync(path.join(REPO_ROOT, 'sample-wiki'), wikiDir, { recursive: true });
-  d = await startDoubles();
-  srv = await startTestServer({
-    ...accessEnv(d),
-    SVC_SYSTEM_PAT: PAT,
-    SVC_WIKI_DIR: wikiDir,
-    GRAPHDB_URI: neo.server.boltUri,
-    GRAPHDB_USERNAME: neo.server.username,
-    GRAPHDB_PASSWORD: neo.server.password,
-  });
-  await storePaper({ fetch: srv.fetch, auth: auth(PAT) }, ID, MARKDOWN, { 's1.png': PNG });
-  await cypherRows(neo.server, "MERGE (:Concept {id: 'qubit'})-[:RELATED_TO]->(:Concept {id: 'gate'})");
-  identity = await openTestIdentity(srv.config);
-}, 120_000);
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-  d.mineru.frozen = false;
+const mcp = useMcpServer({ pat: PAT, paper: { id: ID, markdown: MARKDOWN, images: { 's1.png': PNG } } });
+afterEach(() => {
+  mcp.d.mineru.frozen = false;
 });
-afterAll(async () => {
+afterAll(() => {
   for (const h of homes) h.cleanup();
-  identity?.close();
-  await srv?.close();
-  await d?.close();
-  rmSync(wikiDir, { recursive: true, force: true });
 });
-
-const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 async function home(token = PAT): Promise<PksHome> {
-  const h = await loggedInHome(srv.url, token);
+  const h = await loggedInHome(mcp.srv.url, token);
   homes.push(h);
   return h;
 }
@@ -93,30 +59,18 @@ async function connect(h: PksHome): Promise<{ client: Client; stderr: () => stri
   transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
   const client = new Client({ name: 'mcp-stdio-test', version: '1.0.0' });
   await client.connect(transport);
-  clients.push(client);
+  mcp.closeAfterTest(client);
   return { client, stderr: () => stderr };
 }
 
-async function userPat(scopes: Scope[]): Promise<string> {
-  const user = await testUser(identity, 'bob');
-  return (await identity.pats.mint(user.id, { name: 'mcp', description: '', expiresInDays: 1, scopes })).plaintext;
-}
-
-async function rest(pathname: string, init: RequestInit = {}): Promise<unknown> {
-  const res = await srv.fetch(pathname, { ...init, headers: { ...auth(PAT), ...(init.headers ?? {}) } });
-  expect(res.status, pathname).toBe(200);
-  return res.json();
-}
-
-const texts = (result: CallToolResult): string[] =>
-  result.content.map((c) => (c.type === 'text' ? c.text : `<${c.type}>`));
-const json = (result: CallToolResult): unknown => JSON.parse(texts(result)[0]!);
+const userPat = (scopes: Scope[]): Promise<string> => mcp.userPat('bob', scopes);
+const rest = (pathname: string, init?: RequestInit): Promise<unknown> => mcp.rest(pathname, init);
 const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
   (await client.callTool({ name, arguments: args })) as CallToolResult;
 
 /** Status polls the server received for a paper's markdown job. */
 const statusPolls = (id: string): number =>
-  srv.logs.lines.filter((l) => l.includes('incoming request') && l.includes(`/api/papers/${id}/markdown/status`))
+  mcp.srv.logs.lines.filter((l) => l.includes('incoming request') && l.includes(`/api/papers/${id}/markdown/status`))
     .length;
 
 describe('tools', () => {
@@ -225,14 +179,14 @@ describe('tools', () => {
 describe('waiting for a conversion', () => {
   it('progress notifications while converting, then the markdown', async () => {
     const id = '2507.00411v1';
-    addPaper(d.arxiv, '2507.00411');
-    d.mineru.frozen = true;
+    addPaper(mcp.d.arxiv, '2507.00411');
+    mcp.d.mineru.frozen = true;
     const { client } = await connect(await home());
     const messages: string[] = [];
     const result = (await client.callTool({ name: 'paper_markdown', arguments: { id } }, undefined, {
       onprogress: (p) => {
         messages.push(p.message ?? '');
-        if (messages.length === 3) d.mineru.frozen = false;
+        if (messages.length === 3) mcp.d.mineru.frozen = false;
       },
     })) as CallToolResult;
     expect(texts(result)).toEqual([defaultMarkdown(id)]);
@@ -243,9 +197,9 @@ describe('waiting for a conversion', () => {
   it('cancellation mid-wait: the call ends at once and the server is polled no more', async () => {
     const cancelled = '2507.00412v1';
     const other = '2507.00413v1';
-    addPaper(d.arxiv, '2507.00412');
-    addPaper(d.arxiv, '2507.00413');
-    d.mineru.frozen = true;
+    addPaper(mcp.d.arxiv, '2507.00412');
+    addPaper(mcp.d.arxiv, '2507.00413');
+    mcp.d.mineru.frozen = true;
     const { client } = await connect(await home());
     const errors: Error[] = [];
     client.onerror = (err) => errors.push(err);
@@ -285,8 +239,8 @@ describe('waiting for a conversion', () => {
 describe('the stdio stream', () => {
   it('stdout carries protocol messages only (every line parsed); exit 0 when stdin closes', async () => {
     const h = await home();
-    addPaper(d.arxiv, '2507.00421');
-    const child = spawn(process.execPath, [PKS_BIN, 'mcp', '-s', srv.url], {
+    addPaper(mcp.d.arxiv, '2507.00421');
+    const child = spawn(process.execPath, [PKS_BIN, 'mcp', '-s', mcp.srv.url], {
       cwd: h.cwd,
       env: { PATH: process.env['PATH'] ?? '/usr/bin:/bin', HOME: h.home },
       stdio: ['pipe', 'pipe', 'pipe'],
@@ -336,6 +290,6 @@ describe('the stdio stream', () => {
     expect(messages.find((m) => m['id'] === 5)).toMatchObject({
       error: { message: expect.stringContaining('unknown tool: no_such_tool') },
     });
-    expect(stderr).toContain(`pks mcp: serving ${srv.url} on stdio`);
+    expect(stderr).toContain(`pks mcp: serving ${mcp.srv.url} on stdio`);
   }, 60_000);
 });

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loggedInHome, PKS_BIN } from '../../cli/support/pks.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 import { startEmbedDouble, type EmbedDouble } from '../../support/upstreams/embed.js';
-import { startQdrantDouble, type QdrantDouble } from '../../support/upstreams/qdrant.js';
+import { chunkPoint, startQdrantDouble, type QdrantDouble } from '../../support/upstreams/qdrant.js';
 import { accessEnv, startDoubles, type Doubles } from '../access/support/harness.js';
 
 const PAT = 'mcp-chunk-search-system-pat-0123';
@@ -35,26 +35,7 @@ beforeAll(async () => {
     SVC_RAG_EMBED_TOKEN: 'embed-token',
   });
   withoutRag = await startTestServer({ ...accessEnv(d), SVC_SYSTEM_PAT: PAT });
-  qdrant.points = [1, 2, 3].map((i) => ({
-    id: i,
-    score: 1 - i / 10,
-    payload: {
-      preprint_id: `0811.317${i}v3`,
-      canonical: `0811.317${i}`,
-      yymm: '0811',
-      version: 3,
-      title: `Paper ${i}`,
-      authors: ['A. Author'],
-      categories: ['quant-ph'],
-      section_path: ['2 Methods'],
-      chunk_index: i,
-      chunk_text: `chunk ${i} about widgets`,
-      md_object_key: `markdown/0811/0811.317${i}v3.md`,
-      char_start: 100 * i,
-      char_end: 100 * i + 99,
-      image_refs: [],
-    },
-  }));
+  qdrant.points = [1, 2, 3].map((i) => chunkPoint(i, `chunk ${i} about widgets`, 1 - i / 10));
 }, 60_000);
 afterAll(async () => {
   await withRag?.close();

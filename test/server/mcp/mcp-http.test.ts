@@ -4,21 +4,16 @@
  * answer of the same credential, a conversion awaited with progress notifications, `isError` results, and the
  * route's HTTP behaviour (401, headers, no CORS, size limit, OpenAPI, server info).
  */
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
-import os from 'node:os';
-import path from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { continuationHint } from '../../../src/mcp/text-window.js';
 import type { Scope } from '../../../src/shared/scopes.js';
-import { accessEnv, startDoubles, type Doubles } from '../access/support/harness.js';
 import { addPaper } from '../access/support/papers.js';
-import { storePaper } from '../papers/registry-support.js';
-import { cypherRows, useNeo4j } from '../../support/neo4j.js';
-import { openTestIdentity, REPO_ROOT, startTestServer, testUser, type TestServer } from '../../support/server.js';
+import { startTestServer } from '../../support/server.js';
 import { defaultMarkdown } from '../../support/upstreams/mineru.js';
+import { json, texts, useMcpServer } from './support/server.js';
 
 const PAT = 'mcp-http-system-pat-0123456789';
 const ID = '2507.00101v1';
@@ -51,72 +46,23 @@ const MARKDOWN = [
   '',
 ].join('\n');
 
-const neo = useNeo4j();
-let d: Doubles;
-let srv: TestServer;
-let identity: Awaited<ReturnType<typeof openTestIdentity>>;
-let wikiDir: string;
-const clients: Client[] = [];
-
-beforeAll(async () => {
-  wikiDir = mkdtempSync(path.join(os.tmpdir(), 'mcp-wiki-'));
-  cpSync(path.join(REPO_ROOT, 'sample-wiki'), wikiDir, { recursive: true });
-  d = await startDoubles();
-  srv = await startTestServer({
-    ...accessEnv(d),
-    SVC_SYSTEM_PAT: PAT,
-    SVC_WIKI_DIR: wikiDir,
-    GRAPHDB_URI: neo.server.boltUri,
-    GRAPHDB_USERNAME: neo.server.username,
-    GRAPHDB_PASSWORD: neo.server.password,
-  });
-  await storePaper({ fetch: srv.fetch, auth: auth(PAT) }, ID, MARKDOWN, { 'w1.png': PNG });
-  await cypherRows(neo.server, "MERGE (:Concept {id: 'qubit'})-[:RELATED_TO]->(:Concept {id: 'gate'})");
-  identity = await openTestIdentity(srv.config);
-}, 120_000);
-afterEach(async () => {
-  await Promise.all(clients.splice(0).map((c) => c.close()));
-});
-afterAll(async () => {
-  identity?.close();
-  await srv?.close();
-  await d?.close();
-  rmSync(wikiDir, { recursive: true, force: true });
-});
+const mcp = useMcpServer({ pat: PAT, paper: { id: ID, markdown: MARKDOWN, images: { 'w1.png': PNG } } });
 
 const auth = (token: string) => ({ Authorization: `Bearer ${token}` });
 
 /** A client of `/mcp`; closed after the test unless `kept` (closed by its describe block). */
 async function connect(token: string, kept = false): Promise<Client> {
   const client = new Client({ name: 'mcp-http-test', version: '1.0.0' });
-  const transport = new StreamableHTTPClientTransport(new URL(`${srv.url}/mcp`), {
+  const transport = new StreamableHTTPClientTransport(new URL(`${mcp.srv.url}/mcp`), {
     requestInit: { headers: auth(token) },
   });
   await client.connect(transport);
-  if (!kept) clients.push(client);
+  if (!kept) mcp.closeAfterTest(client);
   return client;
 }
 
-async function userPat(scopes: Scope[]): Promise<string> {
-  const user = await testUser(identity, 'alice');
-  const pat = await identity.pats.mint(user.id, {
-    name: `mcp ${scopes.join(' ')}`,
-    description: '',
-    expiresInDays: 1,
-    scopes,
-  });
-  return pat.plaintext;
-}
-
-async function rest(pathname: string, init: RequestInit = {}): Promise<unknown> {
-  const res = await srv.fetch(pathname, { ...init, headers: { ...auth(PAT), ...(init.headers ?? {}) } });
-  expect(res.status, pathname).toBe(200);
-  return res.json();
-}
-
-const texts = (result: CallToolResult): string[] =>
-  result.content.map((c) => (c.type === 'text' ? c.text : `<${c.type}>`));
-const json = (result: CallToolResult, item = 0): unknown => JSON.parse(texts(result)[item]!);
+const userPat = (scopes: Scope[]): Promise<string> => mcp.userPat('alice', scopes);
+const rest = (pathname: string, init?: RequestInit): Promise<unknown> => mcp.rest(pathname, init);
 
 async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
   return (await client.callTool({ name, arguments: args })) as CallToolResult;
@@ -259,7 +205,7 @@ describe('each tool answers what the REST route answers', () => {
   });
 
   it('paper_markdown: pieces cut at line ends within max_chars, hint exactly as §20, reassembled exactly', async () => {
-    const whole = await (await srv.fetch(`/api/papers/${ID}/markdown`, { headers: auth(PAT) })).text();
+    const whole = await (await mcp.srv.fetch(`/api/papers/${ID}/markdown`, { headers: auth(PAT) })).text();
     expect(whole).toBe(MARKDOWN);
     const total = [...MARKDOWN].length;
     let offset = 0;
@@ -346,14 +292,14 @@ describe('isError results', () => {
 describe('a conversion awaited', () => {
   it('paper_markdown converts a paper, sending progress notifications, then answers the markdown', async () => {
     const id = '2507.00201v1';
-    addPaper(d.arxiv, '2507.00201');
-    d.mineru.frozen = true;
+    addPaper(mcp.d.arxiv, '2507.00201');
+    mcp.d.mineru.frozen = true;
     const client = await connect(PAT);
     const progress: { progress: number; message?: string }[] = [];
     const pending = client.callTool({ name: 'paper_markdown', arguments: { id, wait_seconds: 60 } }, undefined, {
       onprogress: (p) => {
         progress.push(p);
-        if (progress.length === 2) d.mineru.frozen = false;
+        if (progress.length === 2) mcp.d.mineru.frozen = false;
       },
       resetTimeoutOnProgress: true,
     });
@@ -367,14 +313,15 @@ describe('a conversion awaited', () => {
 
   it('cancellation mid-wait (notifications/cancelled in a request of its own): the job is polled no more', async () => {
     const id = '2507.00203v1';
-    addPaper(d.arxiv, '2507.00203');
-    addPaper(d.arxiv, '2507.00204');
-    d.mineru.frozen = true;
+    addPaper(mcp.d.arxiv, '2507.00203');
+    addPaper(mcp.d.arxiv, '2507.00204');
+    mcp.d.mineru.frozen = true;
     try {
       const client = await connect(PAT);
       const polls = () =>
-        srv.logs.lines.filter((l) => l.includes('incoming request') && l.includes(`/api/papers/${id}/markdown/status`))
-          .length;
+        mcp.srv.logs.lines.filter(
+          (l) => l.includes('incoming request') && l.includes(`/api/papers/${id}/markdown/status`),
+        ).length;
       const abort = new AbortController();
       let progressed!: () => void;
       const first = new Promise<void>((resolve) => (progressed = resolve));
@@ -401,14 +348,14 @@ describe('a conversion awaited', () => {
       await expect(waiting).rejects.toThrow();
       expect(polls()).toBeLessThanOrEqual(before + 1);
     } finally {
-      d.mineru.frozen = false;
+      mcp.d.mineru.frozen = false;
     }
   }, 60_000);
 
   it('a wait that ends before the conversion answers the job snapshot (not an error)', async () => {
     const id = '2507.00202v1';
-    addPaper(d.arxiv, '2507.00202');
-    d.mineru.frozen = true;
+    addPaper(mcp.d.arxiv, '2507.00202');
+    mcp.d.mineru.frozen = true;
     try {
       const client = await connect(PAT);
       const result = await call(client, 'paper_markdown', { id, wait_seconds: 0 });
@@ -416,7 +363,7 @@ describe('a conversion awaited', () => {
       expect(texts(result)[0]).toBe('still converting after 0 s; call paper_markdown again to keep waiting');
       expect(json(result, 1)).toMatchObject({ preprint_id: id, state: expect.stringMatching(/^(queued|running)$/) });
     } finally {
-      d.mineru.frozen = false;
+      mcp.d.mineru.frozen = false;
     }
   }, 60_000);
 });
@@ -431,13 +378,13 @@ describe('the HTTP endpoint', () => {
   const headers = { 'content-type': 'application/json', accept: 'application/json, text/event-stream' };
 
   it('401 with WWW-Authenticate: Bearer without a credential or with a bad one', async () => {
-    const none = await srv.fetch('/mcp', { method: 'POST', headers, body: initialize });
+    const none = await mcp.srv.fetch('/mcp', { method: 'POST', headers, body: initialize });
     expect(none.status).toBe(401);
     expect(none.headers.get('www-authenticate')).toBe('Bearer');
     expect(await none.json()).toEqual({
       detail: 'authentication required (sign in at /login and mint a PAT at /pat, or use the system PAT)',
     });
-    const bad = await srv.fetch('/mcp', {
+    const bad = await mcp.srv.fetch('/mcp', {
       method: 'POST',
       headers: { ...headers, ...auth('pat_nope') },
       body: initialize,
@@ -447,7 +394,7 @@ describe('the HTTP endpoint', () => {
   });
 
   it('the API’s headers, no CORS, a request size limit', async () => {
-    const res = await srv.fetch('/mcp', {
+    const res = await mcp.srv.fetch('/mcp', {
       method: 'POST',
       headers: { ...headers, ...auth(PAT), origin: 'https://evil.example', 'accept-encoding': 'gzip, br' },
       body: initialize,
@@ -461,15 +408,15 @@ describe('the HTTP endpoint', () => {
     expect(res.headers.get('access-control-allow-origin')).toBeNull();
     expect(res.headers.get('content-encoding')).toBeNull(); // events are not held back by a compressor
     await res.text();
-    const preflight = await srv.fetch('/mcp', {
+    const preflight = await mcp.srv.fetch('/mcp', {
       method: 'OPTIONS',
       headers: { origin: 'https://evil.example', 'access-control-request-method': 'POST' },
     });
     expect(preflight.headers.get('access-control-allow-origin')).toBeNull();
     expect(preflight.status).toBe(405);
-    const get = await srv.fetch('/mcp', { headers: { ...auth(PAT), accept: 'text/event-stream' } });
+    const get = await mcp.srv.fetch('/mcp', { headers: { ...auth(PAT), accept: 'text/event-stream' } });
     expect([get.status, get.headers.get('allow')]).toEqual([405, 'POST']);
-    const huge = await srv.fetch('/mcp', {
+    const huge = await mcp.srv.fetch('/mcp', {
       method: 'POST',
       headers: { ...headers, ...auth(PAT) },
       body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'tools/list', params: { pad: 'x'.repeat(1024 * 1024) } }),
@@ -479,7 +426,7 @@ describe('the HTTP endpoint', () => {
 
   it('what the transport refuses: 406 (Accept), 415 (Content-Type), 400 (not JSON-RPC, not JSON)', async () => {
     const post = (h: Record<string, string>, body: string) =>
-      srv.fetch('/mcp', { method: 'POST', headers: { ...auth(PAT), ...h }, body });
+      mcp.srv.fetch('/mcp', { method: 'POST', headers: { ...auth(PAT), ...h }, body });
     const accept = await post({ 'content-type': 'application/json', accept: 'application/json' }, initialize);
     expect(accept.status).toBe(406);
     expect(await accept.json()).toMatchObject({ jsonrpc: '2.0', error: { code: -32000 }, id: null });
@@ -494,8 +441,8 @@ describe('the HTTP endpoint', () => {
   });
 
   it('listed in the OpenAPI document; /api/server/info says "mcp": true', async () => {
-    const doc = (await (await srv.fetch('/swagger/doc.json')).json()) as { paths: Record<string, unknown> };
+    const doc = (await (await mcp.srv.fetch('/swagger/doc.json')).json()) as { paths: Record<string, unknown> };
     expect(Object.keys(doc.paths['/mcp'] as object)).toEqual(['post']);
-    expect(await (await srv.fetch('/api/server/info')).json()).toMatchObject({ mcp: true, paper_access: true });
+    expect(await (await mcp.srv.fetch('/api/server/info')).json()).toMatchObject({ mcp: true, paper_access: true });
   });
 });

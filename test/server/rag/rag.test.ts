@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startEmbedDouble, type EmbedDouble } from '../../support/upstreams/embed.js';
-import { startQdrantDouble, type QdrantDouble, type QdrantPoint } from '../../support/upstreams/qdrant.js';
+import { chunkPoint, startQdrantDouble, type QdrantDouble } from '../../support/upstreams/qdrant.js';
 import { accessEnv, startDoubles, type Doubles } from '../access/support/harness.js';
 import { AUTH, startAccessServer, type AccessServer } from '../access/support/server.js';
 
@@ -13,27 +13,6 @@ let d: Doubles;
 let qdrant: QdrantDouble;
 let embed: EmbedDouble;
 let s: AccessServer;
-
-const point = (i: number, text: string, score: number): QdrantPoint => ({
-  id: i,
-  score,
-  payload: {
-    preprint_id: `0811.317${i}v3`,
-    canonical: `0811.317${i}`,
-    yymm: '0811',
-    version: 3,
-    title: `Paper ${i}`,
-    authors: ['A. Author'],
-    categories: ['quant-ph'],
-    section_path: ['2 Methods'],
-    chunk_index: i,
-    chunk_text: text,
-    md_object_key: `markdown/0811/0811.317${i}v3.md`,
-    char_start: 100 * i,
-    char_end: 100 * i + 99,
-    image_refs: [],
-  },
-});
 
 beforeAll(async () => {
   d = await startDoubles();
@@ -45,7 +24,11 @@ beforeAll(async () => {
     SVC_RAG_EMBED_URL: embed.baseUrl,
     SVC_RAG_EMBED_TOKEN: 'embed-token',
   });
-  qdrant.points = [point(1, 'short', 0.9), point(2, 'a much longer chunk of text', 0.8), point(3, 'mid length', 0.7)];
+  qdrant.points = [
+    chunkPoint(1, 'short', 0.9),
+    chunkPoint(2, 'a much longer chunk of text', 0.8),
+    chunkPoint(3, 'mid length', 0.7),
+  ];
 });
 afterAll(async () => {
   await s?.close();

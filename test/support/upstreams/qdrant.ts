@@ -14,6 +14,28 @@ export interface QdrantPoint {
   readonly payload: Record<string, unknown>;
 }
 
+/** A chunk of paper `0811.317<i>v3` as pksd's chunk index stores it (CONTRACT §11.7), with `text` and `score`. */
+export const chunkPoint = (i: number, text: string, score: number): QdrantPoint => ({
+  id: i,
+  score,
+  payload: {
+    preprint_id: `0811.317${i}v3`,
+    canonical: `0811.317${i}`,
+    yymm: '0811',
+    version: 3,
+    title: `Paper ${i}`,
+    authors: ['A. Author'],
+    categories: ['quant-ph'],
+    section_path: ['2 Methods'],
+    chunk_index: i,
+    chunk_text: text,
+    md_object_key: `markdown/0811/0811.317${i}v3.md`,
+    char_start: 100 * i,
+    char_end: 100 * i + 99,
+    image_refs: [],
+  },
+});
+
 export interface QdrantDouble extends HttpDouble {
   /** The points a query answers with (the double ranks nothing: it returns them in order, up to `limit`). */
   points: QdrantPoint[];

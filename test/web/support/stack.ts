@@ -12,9 +12,14 @@ import type { Browser, Page } from 'playwright-core';
 import { expect } from 'vitest';
 import { multipart } from '../../server/papers/helpers.js';
 import { createGitWiki, type GitWiki } from '../../server/wiki/git-fixture.js';
+import { ensureGraphSchema } from '../../../src/server/graph/constraints.js';
+import type { GraphClient } from '../../../src/server/graph/driver.js';
+import { syncWikiToGraph } from '../../../src/server/graph/wiki-sync.js';
+import { loadWiki } from '../../../src/wiki/index.js';
+import { graphClientFor, startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
 import { REPO_ROOT, startTestServer, type TestServer } from '../../support/server.js';
 import { startGitHubDouble, type GitHubDouble } from '../../support/upstreams/github.js';
-import { openPage, type WebPage } from './browser.js';
+import { launchBrowser, openPage, type WebPage } from './browser.js';
 import type { PageGlobals } from './page-globals.js';
 
 export const SYSTEM_PAT = 'web-tests-system-pat-0001';
@@ -130,6 +135,84 @@ export async function openSignedIn(browser: Browser, url: string, next = '/'): P
   const w = await openPage(browser, url);
   await signIn(w.page, url, next);
   return w;
+}
+
+/** A stack, Chromium and a page signed in on the stack; `close` ends all three. */
+export interface SignedInStack {
+  readonly stack: Stack;
+  readonly browser: Browser;
+  readonly w: WebPage;
+  close(): Promise<void>;
+}
+
+/** `startStack(extraPages, env)`, then Chromium with a page signed in on it (on the overview). */
+export async function startSignedIn(
+  extraPages: Record<string, string> = {},
+  env: Record<string, string> = {},
+): Promise<SignedInStack> {
+  const stack = await startStack(extraPages, env);
+  let browser: Browser | undefined;
+  try {
+    browser = await launchBrowser();
+    const w = await openSignedIn(browser, stack.url);
+    const started = browser;
+    return {
+      stack,
+      browser,
+      w,
+      async close() {
+        await w.close();
+        await started.close();
+        await stack.close();
+      },
+    };
+  } catch (err) {
+    await browser?.close();
+    await stack.close();
+    throw err;
+  }
+}
+
+/** A signed-in stack whose graph is a real Neo4j of its own; `close` stops Neo4j too. */
+export interface GraphSignedInStack extends SignedInStack {
+  readonly neo: Neo4jServer;
+}
+
+/**
+ * Starts a real Neo4j, fills it through a graph client of its own with `seed` (the client is closed after), then
+ * `startSignedIn` with that Neo4j as pksd's graph and `env`.
+ */
+export async function startGraphSignedIn(
+  seed: (graph: GraphClient) => Promise<void>,
+  env: Record<string, string> = {},
+): Promise<GraphSignedInStack> {
+  const neo = await startNeo4j();
+  try {
+    const graph = graphClientFor(neo);
+    try {
+      await seed(graph);
+    } finally {
+      await graph.close();
+    }
+    const signedIn = await startSignedIn({}, { GRAPHDB_URI: neo.boltUri, ...env });
+    return {
+      ...signedIn,
+      neo,
+      async close() {
+        await signedIn.close();
+        await neo.stop();
+      },
+    };
+  } catch (err) {
+    await neo.stop();
+    throw err;
+  }
+}
+
+/** What `pksd wiki sync` makes of the sample wiki, which is also every stack's wiki checkout (CONTRACT §6). */
+export async function seedSampleWiki(graph: GraphClient): Promise<void> {
+  await ensureGraphSchema(graph);
+  await syncWikiToGraph(graph, await loadWiki(path.join(REPO_ROOT, 'sample-wiki')));
 }
 
 /** The session token the front end stored (PocketBase SDK's LocalAuthStore). */

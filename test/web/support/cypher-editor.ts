@@ -1,0 +1,11 @@
+import type { Page } from 'playwright-core';
+
+/** Replaces the graph explorer's query text by typing, as a person would. */
+export async function typeQuery(page: Page, text: string): Promise<void> {
+  await page.getByRole('textbox', { name: 'Cypher query' }).click();
+  await page.keyboard.press('ControlOrMeta+a');
+  await page.keyboard.press('Delete');
+  await page.keyboard.type(text);
+  // Closes the completion list, so Enter and the shortcut reach the editor's commands.
+  await page.keyboard.press('Escape');
+}
