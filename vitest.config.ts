@@ -9,6 +9,8 @@ export default defineConfig({
     // expect.poll awaits a condition; its default 1 s deadline is a timing assumption a loaded machine breaks (a
     // search-as-you-type answer took longer under load). A condition that never holds still fails, at 30 s.
     expect: { poll: { timeout: 30_000 } },
+    // One PostgreSQL cluster per run, shared by the files that use it (test/support/postgres.ts).
+    globalSetup: ['test/support/postgres-global-setup.ts'],
     pool: 'forks',
     maxWorkers: 2,
     fileParallelism: true,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what the test suite needs: Node 24 (scripts/lib/node.sh), a Python virtual environment (moto, Schemathesis,
-# qiskit), the original service's two published clients, Debian's Chromium and tmux, the embedded Neo4j launcher
-# (test/support/neo4j) and the npm dependencies.
+# qiskit), the original service's two published clients, Debian's Chromium, tmux and PostgreSQL, the embedded Neo4j
+# launcher (test/support/neo4j) and the npm dependencies.
 # Idempotent: each step runs only when its result is missing or stale, so a second run does nothing and takes about a
 # second.
 set -euo pipefail
@@ -10,6 +10,8 @@ root="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$root"
 # shellcheck source=lib/node.sh
 . "$root/scripts/lib/node.sh"
+# shellcheck source=lib/neo4j.sh
+. "$root/scripts/lib/neo4j.sh"
 
 log() { echo "install-test-deps: $*" >&2; }
 
@@ -59,31 +61,20 @@ apt_install() { # apt_install PACKAGE: installs it unless /usr/bin/PACKAGE exist
 apt_install chromium
 apt_install tmux
 
-# --- Neo4j launcher: jar + runtime classpath, then an AppCDS archive for a faster JVM start ---
-n4j="$root/test/support/neo4j"
-jar="$n4j/target/neo4j-launcher.jar"
-jsa="$n4j/target/neo4j.jsa"
-if [ ! -f "$jar" ] || [ ! -d "$n4j/target/lib" ] || [ -n "$(find "$n4j/pom.xml" "$n4j/src" -newer "$jar" -print -quit)" ]; then
-  log "building the Neo4j launcher (mvn package)"
-  # (sed drops the stray colour resets Debian's Maven 3.8 prints even in batch mode)
-  mvn -q -B -f "$n4j/pom.xml" package 2>&1 | sed 's/\x1b\[0m//g' >&2
-  touch "$jar"
-fi
-if [ ! -f "$jsa" ] || [ "$jar" -nt "$jsa" ]; then
-  # Train the archive on one real start-up; the flags must match test/support/neo4j.ts.
-  log "creating the Neo4j AppCDS archive (one start-up)"
-  rm -f "$jsa"
-  port="$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')"
-  home="$(mktemp -d)"
-  if ! java -XX:ArchiveClassesAtExit="$jsa" -Xlog:disable -Xlog:all=error:stderr \
-      -Xms512m -Xmx512m -XX:+UseSerialGC -XX:TieredStopAtLevel=1 --add-opens=java.base/java.nio=ALL-UNNAMED \
-      -jar "$jar" "$port" "$home" --exit-when-ready </dev/null >"$home/out.log" 2>&1; then
-    log "warning: AppCDS training run failed; Neo4j will start without it"
-    cat "$home/out.log" >&2
-    rm -f "$jsa"
+# --- PostgreSQL (user database in cluster mode, CONTRACT §21): Debian's server binaries (its service is unused) ---
+# test/support/postgres.ts starts throwaway clusters from /usr/lib/postgresql/<major>/bin (initdb, pg_ctl).
+if ! compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null; then
+  export DEBIAN_FRONTEND=noninteractive
+  if ! apt-cache show postgresql >/dev/null 2>&1; then
+    log "apt-get update"
+    $sudo apt-get update -qq >/dev/null
   fi
-  rm -rf "$home"
+  log "installing postgresql"
+  $sudo apt-get install -y -qq postgresql >/dev/null
 fi
+
+# --- Neo4j launcher: jar + runtime classpath, then an AppCDS archive for a faster JVM start (scripts/lib/neo4j.sh) ---
+pks_neo4j_launcher "$root" || { log "the Neo4j launcher could not be built"; exit 1; }
 
 # --- Node 24 and the npm dependencies ---------------------------------------------------------
 # `npm ci` only when the lockfile's content changed (an edit to package.json scripts changes nothing); a rebuild of

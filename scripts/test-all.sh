@@ -42,6 +42,17 @@ step "tests (node $(node --version))"
 npx vitest run
 count_vitest .cache/test-results/vitest.json
 
+# The identity and route files a second time with the user database on PostgreSQL (CONTRACT §21): every test server
+# and auth harness then gets a fresh database of the run's throwaway cluster as SVC_DB_URL (test/support/user-db.ts).
+step "identity and route tests on PostgreSQL"
+rm -f .cache/test-results/vitest-postgres.json
+PKS_TEST_USER_DB=postgres npx vitest run test/server/auth test/server/http test/server/app.test.ts \
+  test/server/papers/routes.test.ts test/server/papers/claim-routes.test.ts test/server/wiki/routes.test.ts \
+  test/server/wiki/sync-routes.test.ts test/server/wiki/rate-limit.test.ts test/server/graph/routes.test.ts \
+  test/server/access/limiter.test.ts \
+  --outputFile.json=.cache/test-results/vitest-postgres.json
+count_vitest .cache/test-results/vitest-postgres.json
+
 # Node 22 (maintenance LTS) from the npm `node` package: pksd --version and a smoke subset, on the same node_modules
 # (better-sqlite3 ships Node-API binaries, which load on every Node from 22 on).
 step "smoke tests under Node 22"

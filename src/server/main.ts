@@ -1,6 +1,7 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../shared/version.js';
 import { configCommand } from './commands/config.js';
+import { dbCommand } from './commands/db.js';
 import { ExitError, type CommandIO } from './commands/io.js';
 import { papersCommand } from './commands/papers.js';
 import { patCommand } from './commands/pat.js';
@@ -27,6 +28,7 @@ export function pksdProgram(io: CommandIO): Command {
   program.addCommand(papersCommand(io));
   program.addCommand(storageCommand(io));
   program.addCommand(superuserCommand(io));
+  program.addCommand(dbCommand(io));
   program.addCommand(wikiCommand(io));
   program.addCommand(scholarlyCommand(io));
   program.addCommand(

@@ -20,7 +20,7 @@ import { acquireServerLock } from './db/lock.js';
 import { ensureGraphSchemaInBackground } from './graph/constraints.js';
 import { createGraphClient, createUserQueryClient, type GraphClient } from './graph/driver.js';
 import { GraphService } from './graph/service.js';
-import { graphProbe, localDirProbe, s3Probe, wikiProbe } from './health/probes.js';
+import { databaseProbe, graphProbe, localDirProbe, s3Probe, wikiProbe } from './health/probes.js';
 import { HealthService } from './health/service.js';
 import { openPaperAssets, type PaperAssets } from './papers/assets.js';
 import { openPaperMetadata } from './papers/metadata/open.js';
@@ -119,17 +119,23 @@ export async function startServer(config: Config, options: StartOptions): Promis
     userQueryGraph = config.graph ? createUserQueryClient(config.graph) : null;
     // Constraints and indexes are created in the background: an unreachable graph must not delay the start.
     if (graph) void ensureGraphSchemaInBackground(graph, logger, { signal: background.signal });
-    identity = openIdentity(config, logger, options.settings ? { settings: options.settings } : {});
+    identity = await openIdentity(config, logger, options.settings ? { settings: options.settings } : {});
     papers = await openPaperAssets(config, logger, { s3, graph });
     wiki = await openWiki(config, logger);
     // The job machinery is built even with paper access off: ingest's fetch stage shares its limiter and slots
     // (CONTRACT §10); only the paper-access routes and the parse stage depend on the switch.
-    // One preprint token bucket (§11.5) for PDF downloads, abstract-page lookups and metadata fetches (§18.1).
-    const limiter = new TokenBucket(config.preprint.fetchRps, PREPRINT_BURST, options.access?.clock ?? systemClock);
+    // One preprint token bucket (§11.5) for PDF downloads, abstract-page lookups and metadata fetches (§18.1),
+    // kept in the user database: on PostgreSQL one bucket for every instance (§21).
+    const limiter = new TokenBucket(
+      config.preprint.fetchRps,
+      PREPRINT_BURST,
+      options.access?.clock ?? systemClock,
+      identity.db.buckets,
+    );
     const paperAccess = openPaperAccess(config, logger, papers, { ...options.access, limiter });
     access = paperAccess;
     const metadata = openPaperMetadata(config, logger, {
-      db: identity.db,
+      cache: identity.db.metadata,
       graph,
       limiter,
       index: papers.index,
@@ -143,6 +149,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
         rawstore: s3 && config.objectStore ? s3Probe(s3, config.objectStore.endpoint) : localDirProbe(config.rawDir),
         graphdb: graphProbe(graph, config.graph?.uri ?? null),
         wiki: wikiProbe(config.wikiDir),
+        database: databaseProbe(identity.db),
       },
       undefined,
       config.paperAccessEnabled ? () => paperAccess.counters() : null,
@@ -179,7 +186,8 @@ export async function startServer(config: Config, options: StartOptions): Promis
     const bound = typeof address === 'object' && address ? address : { address: host, port, family: 'IPv4' };
     const shownHost = bound.family === 'IPv6' ? `[${bound.address}]` : bound.address;
     const url = `http://${shownHost}:${bound.port}`;
-    logger.info({ url }, `pksd listening on ${url}`);
+    // The instance's name and its user database (password masked) name this process in a cluster (§21).
+    logger.info({ url, instance: config.instanceId, user_database: identity.db.location }, `pksd listening on ${url}`);
 
     const s3Clients = s3;
     const graphClient = graph;
@@ -209,7 +217,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
             await work;
             await paperAssets.close().catch(() => undefined);
             await wikiService.close().catch(() => undefined);
-            openIdentityModule.close();
+            await openIdentityModule.close().catch(() => undefined);
             await graphClient?.close().catch(() => undefined);
             await userQueryClient?.close().catch(() => undefined);
             s3Clients?.destroy();
@@ -224,7 +232,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     if (access && ingest) await stopBackgroundWork(access, ingest, logger);
     await papers?.close().catch(() => undefined);
     await wiki?.close().catch(() => undefined);
-    identity?.close();
+    await identity?.close().catch(() => undefined);
     await graph?.close().catch(() => undefined);
     await userQueryGraph?.close().catch(() => undefined);
     s3?.destroy();

@@ -88,14 +88,14 @@ describe.sequential('Schemathesis against pksd', () => {
       SVC_SCHOLARLY_BASE_URL: CLOSED_PORT,
     });
     expect((await srv.fetch('/api/health')).status).toBe(200);
-    const identity = openTestIdentity(srv.config);
+    const identity = await openTestIdentity(srv.config);
     try {
-      tokens.session = identity.sessions.issue(testUser(identity, 'alice'));
-      identity.superusers.upsert(SUPERUSER.email, SUPERUSER.password);
+      tokens.session = identity.sessions.issue(await testUser(identity, 'alice'));
+      await identity.superusers.upsert(SUPERUSER.email, SUPERUSER.password);
       const superuser = await identity.superusers.authenticate(SUPERUSER.email, SUPERUSER.password);
       tokens.superuser = identity.superusers.issue(superuser!);
     } finally {
-      identity.close();
+      await identity.close();
     }
     rssAfterStart = process.memoryUsage().rss;
   });

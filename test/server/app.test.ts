@@ -5,6 +5,7 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/shared/version.js';
 import { startTestServer, type TestServer } from '../support/server.js';
+import { TEST_USER_DB } from '../support/user-db.js';
 
 const SYSTEM_PAT = 'system-pat-for-app-tests-0001';
 
@@ -31,6 +32,14 @@ describe('public endpoints', () => {
       rawstore: { status: 'ok', backend: 'local', dir: 'redacted' },
       graphdb: { status: 'not_configured' },
       wiki: { status: 'not_configured', dir: 'redacted' },
+      database: {
+        status: 'ok',
+        ...(TEST_USER_DB === 'postgres'
+          ? { backend: 'postgres', uri: 'redacted' }
+          : { backend: 'sqlite', dir: 'redacted' }),
+        schema_version: 3,
+        latency_ms: expect.any(Number),
+      },
     });
   });
 
@@ -52,6 +61,7 @@ describe('public endpoints', () => {
       paper_access: false,
       graph_configured: false,
       oauth_enabled: false,
+      mcp: true,
     });
   });
 

@@ -11,6 +11,7 @@ import type { Config } from '../../src/server/config/types.js';
 import { createLogger } from '../../src/server/logger.js';
 import { startServer, type RunningServer } from '../../src/server/runtime.js';
 import { freePort } from './free-port.js';
+import { userDbEnv } from './user-db.js';
 
 export const REPO_ROOT = path.resolve(import.meta.dirname, '../..');
 
@@ -81,6 +82,7 @@ export async function startTestServer(
     SVC_HTTP_ADDR: `127.0.0.1:${port}`,
     SVC_LOG_LEVEL: 'debug',
     SVC_ALLOWED_IDP_LOGINS: TEST_SERVER_LOGINS,
+    ...(await userDbEnv(dir)),
     ...env,
   });
   const logs = new LogCapture();
@@ -106,19 +108,20 @@ export async function startTestServer(
  * The identity database of a server's configuration as another process (a second instance, a `pksd` command)
  * sees it: tests write users and credentials through it.
  */
-export const openTestIdentity = (config: Config): Identity =>
+export const openTestIdentity = (config: Config): Promise<Identity> =>
   openIdentity(config, pino({ level: 'silent' }), { background: false });
 
 /** User `login` as a GitHub sign-in made it (email `<login>@example.org`), written straight into the database. */
-export function testUser(identity: Identity, login: string): User {
-  return identity.users.upsertFromIdp({
+export async function testUser(identity: Identity, login: string): Promise<User> {
+  const { user } = await identity.users.upsertFromIdp({
     provider: 'github',
     providerUserId: `id-${login}`,
     login,
     email: `${login}@example.org`,
     name: login,
     avatar: '',
-  }).user;
+  });
+  return user;
 }
 
 export interface ChildResult {

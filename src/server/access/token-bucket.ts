@@ -1,21 +1,45 @@
 /**
- * The preprint rate limiter (CONTRACT §11.5): one token bucket per process, shared by PDF downloads and
- * abstract-page lookups. `rate` tokens per second as a float, capacity `burst`, starts full; every HTTP request
- * that leaves for arXiv takes one token. Waiters are served first come, first served.
+ * The preprint rate limiter (CONTRACT §11.5): one token bucket shared by PDF downloads and abstract-page lookups.
+ * `rate` tokens per second as a float, capacity `burst`, starts full; every HTTP request that leaves for arXiv takes
+ * one token. Waiters of this process are served first come, first served.
+ *
+ * The bucket's state lives in a `TokenBucketRepository`: the user database's (`SVC_DB_URL` → PostgreSQL, one bucket
+ * for every instance on it, §21; else SQLite), or in this process when none is given (tools and tests).
  *
  * Hand-written rather than taken from a rate-limit package: the contract fixes the exact semantics (float rate,
  * fixed burst, one token per request, FIFO) and tests drive it on a controllable clock.
  */
+import type { TokenBucketRepository } from '../db/user-database.js';
 import type { Clock } from './clock.js';
+
+/** The row of the preprint-fetch bucket in the user database. */
+export const PREPRINT_BUCKET = 'preprint-fetch';
 
 interface Waiter {
   readonly resolve: () => void;
   readonly reject: (err: unknown) => void;
 }
 
+/** Buckets in this process's memory: the same arithmetic as the database adapters' single UPDATE. */
+class InProcessBuckets implements TokenBucketRepository {
+  private readonly buckets = new Map<string, { tokens: number; last: number }>();
+
+  async take(bucket: string, rate: number, capacity: number, now: number): Promise<number> {
+    let b = this.buckets.get(bucket);
+    if (!b) this.buckets.set(bucket, (b = { tokens: capacity, last: now }));
+    if (now > b.last) {
+      b.tokens = Math.min(capacity, b.tokens + ((now - b.last) / 1000) * rate);
+      b.last = now;
+    }
+    if (b.tokens >= 1) {
+      b.tokens -= 1;
+      return 0;
+    }
+    return Math.ceil(((1 - b.tokens) / rate) * 1000);
+  }
+}
+
 export class TokenBucket {
-  private tokens: number;
-  private last: number;
   private readonly waiters: Waiter[] = [];
   private pumping = false;
 
@@ -23,10 +47,8 @@ export class TokenBucket {
     readonly rate: number,
     readonly capacity: number,
     private readonly clock: Clock,
-  ) {
-    this.tokens = capacity;
-    this.last = clock.now();
-  }
+    private readonly store: TokenBucketRepository = new InProcessBuckets(),
+  ) {}
 
   /** Resolves once a token was taken for the caller; rejects when `signal` aborts first. */
   take(signal?: AbortSignal): Promise<void> {
@@ -37,7 +59,10 @@ export class TokenBucket {
           signal?.removeEventListener('abort', onAbort);
           resolve();
         },
-        reject,
+        reject: (err) => {
+          signal?.removeEventListener('abort', onAbort);
+          reject(err);
+        },
       };
       const onAbort = () => {
         const i = this.waiters.indexOf(waiter);
@@ -55,26 +80,25 @@ export class TokenBucket {
     return this.waiters.length;
   }
 
-  private refill(): void {
-    const now = this.clock.now();
-    if (now > this.last) {
-      this.tokens = Math.min(this.capacity, this.tokens + ((now - this.last) / 1000) * this.rate);
-      this.last = now;
-    }
-  }
-
+  /**
+   * Takes tokens for the waiters in order. When the bucket is empty it sleeps until the next token is due and asks
+   * again (on a shared bucket another instance may have taken it). A token taken for a waiter that aborted in the
+   * meantime is spent, never more than the limit; a failing store fails the waiter at the head.
+   */
   private async pump(): Promise<void> {
     if (this.pumping) return;
     this.pumping = true;
     try {
       while (this.waiters.length > 0) {
-        this.refill();
-        if (this.tokens >= 1) {
-          this.tokens -= 1;
-          this.waiters.shift()!.resolve();
+        let waitMs: number;
+        try {
+          waitMs = await this.store.take(PREPRINT_BUCKET, this.rate, this.capacity, this.clock.now());
+        } catch (err) {
+          this.waiters.shift()?.reject(err);
           continue;
         }
-        await this.clock.sleep(Math.ceil(((1 - this.tokens) / this.rate) * 1000));
+        if (waitMs === 0) this.waiters.shift()?.resolve();
+        else await this.clock.sleep(waitMs);
       }
     } finally {
       this.pumping = false;

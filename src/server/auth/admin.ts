@@ -3,7 +3,7 @@ import { ConcurrencyGate } from './gate.js';
 import type { PatService, PatRecord } from './pats.js';
 import { PB_AUTH_FAILED, PB_NOT_FOUND, pbToken } from './pocketbase.js';
 import type { AdminCredentialResolver, Principal, RecordCaller, SuperuserPrincipal } from './principal.js';
-import { RATE_RULES, type FixedWindowLimiter } from './rate-limit.js';
+import { RATE_RULES, type Limiter } from './rate-limit.js';
 import type { SessionService } from './sessions.js';
 import { superuserPrincipal, superuserRecord, type Superuser, type SuperuserService } from './superusers.js';
 import { pbDate } from './time.js';
@@ -61,8 +61,8 @@ export class AdminService implements AdminCredentialResolver {
     private readonly users: UserStore,
     private readonly pats: PatService,
     private readonly sessions: SessionService,
-    private readonly limiter: FixedWindowLimiter,
-    private readonly deleteUserFn: (id: string) => boolean,
+    private readonly limiter: Limiter,
+    private readonly deleteUserFn: (id: string) => Promise<boolean>,
   ) {}
 
   private readonly passwordChecks = new ConcurrencyGate(PASSWORD_CHECKS_AT_ONCE);
@@ -74,9 +74,9 @@ export class AdminService implements AdminCredentialResolver {
    */
   async authWithPassword(identity: unknown, password: unknown, clientKey: string) {
     const rule = RATE_RULES.superuserLogin;
-    this.limiter.hit(rule, clientKey);
+    await this.limiter.hit(rule, clientKey);
     if (!this.passwordChecks.tryEnter()) {
-      this.limiter.refund(rule, clientKey);
+      await this.limiter.refund(rule, clientKey);
       throw new RateLimitedError(PASSWORD_CHECKS_BUSY, { retryAfterSeconds: 1 });
     }
     let s: Superuser | null;
@@ -87,48 +87,48 @@ export class AdminService implements AdminCredentialResolver {
       this.passwordChecks.leave();
     }
     if (!s) throw new InvalidInputError(PB_AUTH_FAILED);
-    this.limiter.refund(rule, clientKey);
+    await this.limiter.refund(rule, clientKey);
     return { token: this.superusers.issue(s), record: superuserRecord(s) };
   }
 
   /** The superuser of a PocketBase token (`Bearer` or raw), or `null`. */
-  superuser(authorization: string | undefined): SuperuserPrincipal | null {
+  async superuser(authorization: string | undefined): Promise<SuperuserPrincipal | null> {
     const token = pbToken(authorization);
-    const s = token === null ? null : this.superusers.verify(token);
+    const s = token === null ? null : await this.superusers.verify(token);
     return s === null ? null : superuserPrincipal(s);
   }
 
   /** The user session of a PocketBase token (`Bearer` or raw), or `null`. */
-  session(authorization: string | undefined): Principal | null {
+  async session(authorization: string | undefined): Promise<Principal | null> {
     const token = pbToken(authorization);
     return token === null ? null : this.sessions.principal(token);
   }
 
-  listUsers(_by: SuperuserPrincipal, query: { page?: unknown; perPage?: unknown }) {
+  async listUsers(_by: SuperuserPrincipal, query: { page?: unknown; perPage?: unknown }) {
     const pageNo = intParam(query.page, 1, 1, Number.MAX_SAFE_INTEGER);
     const perPage = intParam(query.perPage, PER_PAGE_DEFAULT, 1, PER_PAGE_MAX);
-    const total = this.users.count();
-    const items = this.users.list({ limit: perPage, offset: (pageNo - 1) * perPage }).map(userRecord);
+    const total = await this.users.count();
+    const items = (await this.users.list({ limit: perPage, offset: (pageNo - 1) * perPage })).map(userRecord);
     return page(items, pageNo, perPage, total);
   }
 
-  deleteUser(_by: SuperuserPrincipal, id: string): void {
-    if (!this.deleteUserFn(id)) throw new NotFoundError(PB_NOT_FOUND);
+  async deleteUser(_by: SuperuserPrincipal, id: string): Promise<void> {
+    if (!(await this.deleteUserFn(id))) throw new NotFoundError(PB_NOT_FOUND);
   }
 
   /** Ends every session of a user; its PATs are untouched. */
-  revokeSessions(_by: SuperuserPrincipal, id: string): void {
-    if (!this.sessions.revokeAll(id)) throw new NotFoundError(PB_NOT_FOUND);
+  async revokeSessions(_by: SuperuserPrincipal, id: string): Promise<void> {
+    if (!(await this.sessions.revokeAll(id))) throw new NotFoundError(PB_NOT_FOUND);
   }
 
   /** Superuser: every PAT (or one user's); a user session: only its own. */
-  listPats(caller: RecordCaller, query: { page?: unknown; perPage?: unknown; filter?: unknown }) {
+  async listPats(caller: RecordCaller, query: { page?: unknown; perPage?: unknown; filter?: unknown }) {
     const filterUser = parseUserFilter(query.filter);
     if (filterUser === 'invalid')
       throw new InvalidInputError('Something went wrong while processing your request. Invalid filter.');
     let records: PatRecord[];
-    if (caller.kind === 'superuser') records = this.pats.list(filterUser ?? undefined);
-    else records = filterUser === null || filterUser === caller.userId ? this.pats.list(caller.userId) : [];
+    if (caller.kind === 'superuser') records = await this.pats.list(filterUser ?? undefined);
+    else records = filterUser === null || filterUser === caller.userId ? await this.pats.list(caller.userId) : [];
     const pageNo = intParam(query.page, 1, 1, Number.MAX_SAFE_INTEGER);
     const perPage = intParam(query.perPage, PER_PAGE_DEFAULT, 1, PER_PAGE_MAX);
     const items = records.slice((pageNo - 1) * perPage, pageNo * perPage).map(patItem);
@@ -136,8 +136,8 @@ export class AdminService implements AdminCredentialResolver {
   }
 
   /** Owner or superuser; purges the verify cache. */
-  deletePat(caller: RecordCaller, id: string): void {
-    const revoked = this.pats.revoke(id, caller.kind === 'superuser' ? undefined : caller.userId);
+  async deletePat(caller: RecordCaller, id: string): Promise<void> {
+    const revoked = await this.pats.revoke(id, caller.kind === 'superuser' ? undefined : caller.userId);
     if (!revoked) throw new NotFoundError(PB_NOT_FOUND);
   }
 }

@@ -1,6 +1,12 @@
 import { decodeJwtUnverified, signJwt, verifyJwtSignature } from './jwt.js';
 import type { Clock } from './time.js';
 
+/**
+ * What a holder id can look like (15 `[a-z0-9]` for records pksd creates; imported PocketBase ids may differ): an
+ * `id` claim outside it names nobody and is refused before any lookup.
+ */
+const HOLDER_ID_SHAPE = /^[A-Za-z0-9_-]{1,64}$/;
+
 /** A record that can hold auth tokens: its id and the key that is rotated to revoke all its tokens. */
 export interface TokenHolder {
   readonly id: string;
@@ -35,7 +41,7 @@ export class AuthTokenIssuer<H extends TokenHolder> {
     private readonly secret: Buffer,
     private readonly now: Clock,
     /** The current holder of an id (`null` when gone): its token key decides the signature. */
-    private readonly holder: (id: string) => H | null,
+    private readonly holder: (id: string) => Promise<H | null>,
   ) {}
 
   private key(holder: H): Buffer {
@@ -54,23 +60,23 @@ export class AuthTokenIssuer<H extends TokenHolder> {
   }
 
   /** The holder and sign-in time of a valid, unexpired token of this collection, else `null`. */
-  verifyToken(token: string): VerifiedToken<H> | null {
+  async verifyToken(token: string): Promise<VerifiedToken<H> | null> {
     const claims = decodeJwtUnverified(token);
     if (!claims || claims['type'] !== 'auth' || claims['collectionId'] !== this.collectionId) return null;
     const { id, exp, iat, auth_time: authTime } = claims;
-    if (typeof id !== 'string' || typeof exp !== 'number') return null;
+    if (typeof id !== 'string' || !HOLDER_ID_SHAPE.test(id) || typeof exp !== 'number') return null;
     const now = Math.floor(this.now() / 1000);
     if (now >= exp) return null;
     // A token from before sign-in times were recorded counts from its own issue time.
     const signedInAt = typeof authTime === 'number' ? authTime : typeof iat === 'number' ? iat : exp;
     const { maxAgeSeconds } = this.lifetimes;
     if (maxAgeSeconds !== null && now >= signedInAt + maxAgeSeconds) return null;
-    const holder = this.holder(id);
+    const holder = await this.holder(id);
     return holder && verifyJwtSignature(token, this.key(holder)) ? { holder, authTime: signedInAt } : null;
   }
 
   /** The holder of a valid, unexpired token of this collection, else `null`. */
-  verify(token: string): H | null {
-    return this.verifyToken(token)?.holder ?? null;
+  async verify(token: string): Promise<H | null> {
+    return (await this.verifyToken(token))?.holder ?? null;
   }
 }

@@ -7,10 +7,10 @@ import {
   RateLimitedError,
 } from '../../shared/domain-errors.js';
 import { MAX_EXPIRY_DAYS, SCOPES, type Scope } from '../../shared/scopes.js';
-import type { Db } from '../db/database.js';
+import type { DeviceRepository, DeviceRow, DeviceStatus } from '../db/user-database.js';
 import { parseStoredScopes, validateExpiresInDays, validateName, validateScopes, type PatSpec } from './pat-spec.js';
 import type { PatService } from './pats.js';
-import { RATE_RULES, type FixedWindowLimiter } from './rate-limit.js';
+import { RATE_RULES, type Limiter } from './rate-limit.js';
 import { randomString, recordId } from './random.js';
 import { rfc3339, type Clock } from './time.js';
 
@@ -23,26 +23,9 @@ const CLEANUP_AFTER_MS = 86_400_000;
 /** Live pending requests of all clients together (each client address may start 30 per minute). */
 export const MAX_PENDING_REQUESTS = 10_000;
 
-export type DeviceStatus = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired';
+export type { DeviceStatus };
 export type DevicePollError =
   'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token' | 'invalid_grant';
-
-interface DeviceRow {
-  id: string;
-  device_code_hash: string;
-  user_code: string;
-  name: string;
-  description: string;
-  scopes: string;
-  expires_in_days: number;
-  status: DeviceStatus;
-  approved_by: string | null;
-  pat_id: string | null;
-  poll_count: number;
-  last_poll_at: number | null;
-  created: number;
-  expires_at: number;
-}
 
 const sha256 = (s: string) => createHash('sha256').update(s).digest('hex');
 const displayCode = (code: string) => `${code.slice(0, 4)}-${code.slice(4)}`;
@@ -92,6 +75,8 @@ export interface DeviceRequestView {
   readonly available_scopes: Scope[];
   readonly scope_descriptions: Readonly<Record<string, string>>;
   readonly max_expiry_days: number;
+  /** ★ When the request expires (RFC 3339), so the approval page can count down to it. */
+  readonly expires_at: string;
 }
 
 export interface DeviceApproved {
@@ -118,9 +103,9 @@ export interface ApproveOverrides {
 /** RFC 8628 device authorization (CONTRACT §7.8). */
 export class DeviceService {
   constructor(
-    private readonly db: Db,
+    private readonly repo: DeviceRepository,
     private readonly pats: PatService,
-    private readonly limiter: FixedWindowLimiter,
+    private readonly limiter: Limiter,
     private readonly now: Clock,
   ) {}
 
@@ -129,38 +114,34 @@ export class DeviceService {
    * `MAX_PENDING_REQUESTS` live pending requests exist at once (all clients together): beyond, 429 until the
    * oldest one expires.
    */
-  start(spec: PatSpec, base: string): DeviceStart {
+  async start(spec: PatSpec, base: string): Promise<DeviceStart> {
     const now = this.now();
-    const pending = this.db
-      .prepare(
-        `SELECT COUNT(*) AS n, MIN(expires_at) AS first FROM device_requests WHERE expires_at > ? AND status = 'pending'`,
-      )
-      .get(now) as { n: number; first: number | null };
-    if (pending.n >= MAX_PENDING_REQUESTS) {
-      const retry = Math.max(1, Math.ceil(((pending.first ?? now) - now) / 1000));
+    const pending = await this.repo.pending(now);
+    if (pending.count >= MAX_PENDING_REQUESTS) {
+      const retry = Math.max(1, Math.ceil(((pending.firstExpiry ?? now) - now) / 1000));
       throw new RateLimitedError(
         `too many pending device authorizations (at most ${MAX_PENDING_REQUESTS}); retry in ${retry} s`,
         { retryAfterSeconds: retry },
       );
     }
     const deviceCode = randomBytes(32).toString('base64url');
-    const userCode = this.freshUserCode(now);
-    this.db
-      .prepare(
-        `INSERT INTO device_requests (id, device_code_hash, user_code, name, description, scopes, expires_in_days, status, created, expires_at)
-         VALUES (?, ?, ?, ?, ?, ?, ?, 'pending', ?, ?)`,
-      )
-      .run(
-        recordId(),
-        sha256(deviceCode),
-        userCode,
-        spec.name,
-        spec.description,
-        JSON.stringify(spec.scopes),
-        spec.expiresInDays,
-        now,
-        now + DEVICE_EXPIRES_IN_S * 1000,
-      );
+    const userCode = await this.freshUserCode(now);
+    await this.repo.insert({
+      id: recordId(),
+      deviceCodeHash: sha256(deviceCode),
+      userCode,
+      name: spec.name,
+      description: spec.description,
+      scopes: JSON.stringify(spec.scopes),
+      expiresInDays: spec.expiresInDays,
+      status: 'pending',
+      approvedBy: null,
+      patId: null,
+      pollCount: 0,
+      lastPollAt: null,
+      created: now,
+      expiresAt: now + DEVICE_EXPIRES_IN_S * 1000,
+    });
     return {
       device_code: deviceCode,
       user_code: displayCode(userCode),
@@ -171,112 +152,102 @@ export class DeviceService {
     };
   }
 
-  private freshUserCode(now: number): string {
-    const live = this.db.prepare(
-      `SELECT 1 FROM device_requests WHERE user_code = ? AND status IN ('pending', 'approved') AND expires_at > ?`,
-    );
+  private async freshUserCode(now: number): Promise<string> {
     for (;;) {
       const code = randomString(USER_CODE_ALPHABET, 8);
-      if (!live.get(code, now)) return code;
+      if (!(await this.repo.userCodeLive(code, now))) return code;
     }
   }
 
-  /** The token poll, in the decision order of CONTRACT §7.8. */
-  poll(deviceCode: unknown): PollResult {
+  /**
+   * The token poll, in the decision order of CONTRACT §7.8. The poll is counted atomically; an approved request
+   * is consumed by one conditional update, so two concurrent polls never both get the token.
+   */
+  async poll(deviceCode: unknown): Promise<PollResult> {
     if (typeof deviceCode !== 'string' || !/^[A-Za-z0-9_-]{43}$/.test(deviceCode))
       return { ok: false, error: 'invalid_grant' };
-    return this.db
-      .transaction((): PollResult => {
-        const row = this.db
-          .prepare('SELECT * FROM device_requests WHERE device_code_hash = ?')
-          .get(sha256(deviceCode)) as DeviceRow | undefined;
-        if (!row || row.status === 'consumed') return { ok: false, error: 'invalid_grant' };
-        const now = this.now();
-        const polls = row.poll_count + 1;
-        const record = (status: DeviceStatus) =>
-          this.db
-            .prepare('UPDATE device_requests SET status = ?, poll_count = ?, last_poll_at = ? WHERE id = ?')
-            .run(status, polls, now, row.id);
-        if (row.status === 'expired' || now >= row.expires_at || polls > MAX_POLLS) {
-          record('expired');
-          return { ok: false, error: 'expired_token' };
-        }
-        if (row.status === 'denied') {
-          record('denied');
-          return { ok: false, error: 'access_denied' };
-        }
-        const tooFast = row.last_poll_at !== null && now - row.last_poll_at < SLOW_DOWN_MS;
-        record(row.status);
-        if (tooFast) return { ok: false, error: 'slow_down' };
-        if (row.status === 'pending') return { ok: false, error: 'authorization_pending' };
-        // approved: consume it and mint the PAT for the approving user, in this transaction.
-        const moved = this.db
-          .prepare(`UPDATE device_requests SET status = 'consumed' WHERE id = ? AND status = 'approved'`)
-          .run(row.id).changes;
-        if (moved === 0) return { ok: false, error: 'invalid_grant' };
-        if (row.approved_by === null) return { ok: false, error: 'access_denied' }; // approver deleted meanwhile
-        const pat = this.pats.mint(row.approved_by, {
-          name: row.name,
-          description: row.description,
-          expiresInDays: row.expires_in_days,
-          scopes: parseStoredScopes(row.scopes),
-        });
-        this.db.prepare('UPDATE device_requests SET pat_id = ? WHERE id = ?').run(pat.id, row.id);
-        return {
-          ok: true,
-          token: {
-            access_token: pat.plaintext,
-            token_type: 'Bearer',
-            expires_in: Math.floor((pat.expiresAt - this.now()) / 1000),
-            pat_id: pat.id,
-            name: pat.name,
-            prefix: pat.prefix,
-            plaintext: pat.plaintext,
-            scopes: [...pat.scopes],
-            expires_at: rfc3339(pat.expiresAt),
-          },
-        };
-      })
-      .immediate();
+    const now = this.now();
+    const row = await this.repo.registerPoll(sha256(deviceCode), now);
+    if (!row || row.status === 'consumed') return { ok: false, error: 'invalid_grant' };
+    const polls = row.pollCount + 1;
+    if (row.status === 'expired' || now >= row.expiresAt || polls > MAX_POLLS) {
+      // Only from the status read: a concurrent poll may have consumed the request meanwhile.
+      await this.repo.setStatus(row.id, 'expired', row.status);
+      return { ok: false, error: 'expired_token' };
+    }
+    if (row.status === 'denied') return { ok: false, error: 'access_denied' };
+    const tooFast = row.lastPollAt !== null && now - row.lastPollAt < SLOW_DOWN_MS;
+    if (tooFast) return { ok: false, error: 'slow_down' };
+    if (row.status === 'pending') return { ok: false, error: 'authorization_pending' };
+    if (row.approvedBy === null) {
+      await this.repo.setStatus(row.id, 'denied', 'approved'); // approver deleted
+      return { ok: false, error: 'access_denied' };
+    }
+    // approved: in one transaction, consume it and store the PAT minted for the approving user.
+    const { row: patRow, pat } = this.pats.draft(row.approvedBy, {
+      name: row.name,
+      description: row.description,
+      expiresInDays: row.expiresInDays,
+      scopes: parseStoredScopes(row.scopes),
+    });
+    const outcome = await this.repo.consumeAndMint(row.id, patRow);
+    if (outcome === 'not-approved') return { ok: false, error: 'invalid_grant' };
+    if (outcome === 'approver-gone') return { ok: false, error: 'access_denied' };
+    return {
+      ok: true,
+      token: {
+        access_token: pat.plaintext,
+        token_type: 'Bearer',
+        expires_in: Math.floor((pat.expiresAt - this.now()) / 1000),
+        pat_id: pat.id,
+        name: pat.name,
+        prefix: pat.prefix,
+        plaintext: pat.plaintext,
+        scopes: [...pat.scopes],
+        expires_at: rfc3339(pat.expiresAt),
+      },
+    };
   }
 
   /**
    * Resolves a user code for a session user, applying the failed-lookup throttle (5 unknown or malformed codes
-   * per minute per user; then every device request of that user is 429 until the window ends).
+   * per minute per user; then every device request of that user is 429 until the window ends). Each attempt is
+   * counted as a failure before the lookup and refunded when the code is found, so concurrent attempts cannot all
+   * pass the check before any of them is recorded.
    */
-  private find(rawUserCode: unknown, userId: string): DeviceRow {
-    this.limiter.check(RATE_RULES.userCodeFailures, userId);
+  private async find(rawUserCode: unknown, userId: string): Promise<DeviceRow> {
+    try {
+      await this.limiter.hit(RATE_RULES.userCodeFailures, userId);
+    } catch (err) {
+      // A refused request is no attempt: the window stays at the limit, not above it.
+      if (err instanceof RateLimitedError) await this.limiter.refund(RATE_RULES.userCodeFailures, userId);
+      throw err;
+    }
     const code = normalizeUserCode(rawUserCode);
-    if (code === null) {
-      this.limiter.record(RATE_RULES.userCodeFailures, userId);
-      throw invalidUserCode();
-    }
-    const row = this.db
-      .prepare('SELECT * FROM device_requests WHERE user_code = ? ORDER BY created DESC LIMIT 1')
-      .get(code) as DeviceRow | undefined;
-    if (!row) {
-      this.limiter.record(RATE_RULES.userCodeFailures, userId);
-      throw new NotFoundError('not found');
-    }
-    if (row.status === 'pending' && this.now() >= row.expires_at) {
-      this.db.prepare(`UPDATE device_requests SET status = 'expired' WHERE id = ? AND status = 'pending'`).run(row.id);
+    if (code === null) throw invalidUserCode();
+    const row = await this.repo.latestByUserCode(code);
+    if (!row) throw new NotFoundError('not found');
+    await this.limiter.refund(RATE_RULES.userCodeFailures, userId);
+    if (row.status === 'pending' && this.now() >= row.expiresAt) {
+      await this.repo.setStatus(row.id, 'expired', 'pending');
       return { ...row, status: 'expired' };
     }
     return row;
   }
 
-  lookup(rawUserCode: unknown, userId: string): DeviceRequestView {
-    const row = this.find(rawUserCode, userId);
+  async lookup(rawUserCode: unknown, userId: string): Promise<DeviceRequestView> {
+    const row = await this.find(rawUserCode, userId);
     return {
-      user_code: displayCode(row.user_code),
+      user_code: displayCode(row.userCode),
       name: row.name,
       description: row.description,
       scopes: parseStoredScopes(row.scopes),
-      expires_in_days: row.expires_in_days,
+      expires_in_days: row.expiresInDays,
       status: row.status,
       available_scopes: SCOPES.map((s) => s.name),
       scope_descriptions: Object.fromEntries(SCOPES.map((s) => [s.name, s.description])),
       max_expiry_days: MAX_EXPIRY_DAYS,
+      expires_at: rfc3339(row.expiresAt),
     };
   }
 
@@ -285,37 +256,31 @@ export class DeviceService {
     if (row.status !== 'pending') throw new ConflictError('device code is not pending');
   }
 
-  approve(rawUserCode: unknown, userId: string, overrides: ApproveOverrides): DeviceApproved {
-    const row = this.find(rawUserCode, userId);
+  async approve(rawUserCode: unknown, userId: string, overrides: ApproveOverrides): Promise<DeviceApproved> {
+    const row = await this.find(rawUserCode, userId);
     this.assertPending(row);
     const name = overrides.name === undefined ? row.name : validateName(overrides.name);
     const scopes: Scope[] =
       overrides.scopes === undefined ? parseStoredScopes(row.scopes) : validateScopes(overrides.scopes);
     const days =
-      overrides.expires_in_days === undefined ? row.expires_in_days : validateExpiresInDays(overrides.expires_in_days);
-    const changed = this.db
-      .prepare(
-        `UPDATE device_requests SET status = 'approved', approved_by = ?, name = ?, scopes = ?, expires_in_days = ?
-         WHERE id = ? AND status = 'pending'`,
-      )
-      .run(userId, name, JSON.stringify(scopes), days, row.id).changes;
-    if (changed === 0) throw new ConflictError('device code is not pending');
-    return { ok: true, status: 'approved', user_code: displayCode(row.user_code), name, scopes, expires_in_days: days };
+      overrides.expires_in_days === undefined ? row.expiresInDays : validateExpiresInDays(overrides.expires_in_days);
+    if (!(await this.repo.approve(row.id, userId, name, JSON.stringify(scopes), days))) {
+      throw new ConflictError('device code is not pending');
+    }
+    return { ok: true, status: 'approved', user_code: displayCode(row.userCode), name, scopes, expires_in_days: days };
   }
 
-  deny(rawUserCode: unknown, userId: string): DeviceDenied {
-    const row = this.find(rawUserCode, userId);
+  async deny(rawUserCode: unknown, userId: string): Promise<DeviceDenied> {
+    const row = await this.find(rawUserCode, userId);
     this.assertPending(row);
-    const changed = this.db
-      .prepare(`UPDATE device_requests SET status = 'denied' WHERE id = ? AND status = 'pending'`)
-      .run(row.id).changes;
-    if (changed === 0) throw new ConflictError('device code is not pending');
-    return { ok: true, status: 'denied', user_code: displayCode(row.user_code) };
+    if (!(await this.repo.setStatus(row.id, 'denied', 'pending'))) {
+      throw new ConflictError('device code is not pending');
+    }
+    return { ok: true, status: 'denied', user_code: displayCode(row.userCode) };
   }
 
   /** Deletes requests that expired more than a day ago; returns how many. */
-  cleanup(): number {
-    return this.db.prepare('DELETE FROM device_requests WHERE expires_at < ?').run(this.now() - CLEANUP_AFTER_MS)
-      .changes;
+  cleanup(): Promise<number> {
+    return this.repo.deleteExpiredBefore(this.now() - CLEANUP_AFTER_MS);
   }
 }

@@ -2,15 +2,15 @@ import type { Logger } from 'pino';
 import { processInputs } from '../config/index.js';
 import { showSettings, type ShownSetting } from '../config/show.js';
 import type { Config } from '../config/types.js';
-import { openDatabase, type Db } from '../db/database.js';
-import { loadOrCreateInstanceKey } from '../db/instance-key.js';
+import { openUserDatabase } from '../db/open.js';
+import type { UserDatabase } from '../db/user-database.js';
 import { AdminService } from './admin.js';
 import { loginAllowed } from './allow-list.js';
 import { DeviceService } from './device.js';
 import { OAuthService, type FetchLike } from './oauth.js';
 import { PAT_PREFIX, PatService } from './pats.js';
 import type { CredentialVerifier } from './principal.js';
-import { FixedWindowLimiter } from './rate-limit.js';
+import { SharedLimiter, type Limiter } from './rate-limit.js';
 import { SessionService } from './sessions.js';
 import { SuperuserService } from './superusers.js';
 import { systemClock, type Clock } from './time.js';
@@ -25,7 +25,8 @@ const DEVICE_CLEANUP_MS = 10 * 60_000;
 export interface Identity {
   /** User PAT, then session (CONTRACT §7.1 order after the system PAT). */
   readonly verifiers: readonly CredentialVerifier[];
-  readonly db: Db;
+  /** The user database (SQLite or PostgreSQL, CONTRACT §21). */
+  readonly db: UserDatabase;
   readonly now: Clock;
   readonly users: UserStore;
   readonly pats: PatService;
@@ -36,11 +37,11 @@ export interface Identity {
   readonly admin: AdminService;
   /** Effective settings, secrets masked as `pksd config show` (admin UI). */
   settings(): readonly ShownSetting[];
-  /** The in-process rate limiter shared by every route module (CONTRACT §7.7). */
-  readonly limiter: FixedWindowLimiter;
+  /** The rate limiter shared by every route module (CONTRACT §7.7), counting in the user database (§21). */
+  readonly limiter: Limiter;
   /** Deletes a user, its PATs (cascade, purged from the verify cache) and thereby its sessions. */
-  deleteUser(id: string): boolean;
-  close(): void;
+  deleteUser(id: string): Promise<boolean>;
+  close(): Promise<void>;
 }
 
 export interface IdentityOptions {
@@ -57,35 +58,48 @@ export interface IdentityOptions {
   readonly settings?: () => readonly ShownSetting[];
 }
 
-/** Opens `<SVC_DB_DATA_DIR>/pksd.db` (migrating it) and the instance secret, and builds the services. */
-export function openIdentity(config: Config, logger: Logger, options: IdentityOptions = {}): Identity {
+/**
+ * Opens the user database (`SVC_DB_URL`, else `<SVC_DB_DATA_DIR>/pksd.db`; migrating it) and the instance secret,
+ * and builds the services.
+ */
+export async function openIdentity(config: Config, logger: Logger, options: IdentityOptions = {}): Promise<Identity> {
   const now = options.now ?? systemClock;
-  const secret = loadOrCreateInstanceKey(config.dbDataDir);
-  const db = openDatabase(config.dbDataDir);
-  const users = new UserStore(db, now);
+  const db = await openUserDatabase(config);
+  let secret: Buffer;
+  try {
+    secret = await db.instanceKey();
+  } catch (err) {
+    await db.close();
+    throw err;
+  }
+  const users = new UserStore(db.users, now);
   const allowed = (login: string) => loginAllowed(config, login);
-  const pats = new PatService(db, secret, now, allowed, logger);
+  const pats = new PatService(db.pats, secret, now, allowed, logger);
   const sessions = new SessionService(users, secret, now, allowed);
-  const superusers = new SuperuserService(db, secret, now);
-  const limiter = new FixedWindowLimiter(now);
-  const devices = new DeviceService(db, pats, limiter, now);
+  const superusers = new SuperuserService(db.superusers, secret, now);
+  const limiter = new SharedLimiter(db.rateCounters, now);
+  const devices = new DeviceService(db.devices, pats, limiter, now);
   const oauth = new OAuthService(config, users, sessions, options.fetch ?? fetch, logger);
 
-  const deleteUser = (id: string): boolean => {
-    pats.purgeUser(id);
-    return users.delete(id);
+  // The user's PATs go with it (cascade): evicted from the verify cache after the delete, so a verify in flight
+  // cannot cache one again.
+  const deleteUser = async (id: string): Promise<boolean> => {
+    const tokenHashes = await pats.tokenHashesOf(id);
+    const deleted = await users.delete(id);
+    pats.evict(tokenHashes);
+    return deleted;
   };
   const admin = new AdminService(superusers, users, pats, sessions, limiter, deleteUser);
 
   let timer: NodeJS.Timeout | null = null;
   if (options.background !== false) {
     timer = setInterval(() => {
-      try {
-        const n = devices.cleanup();
-        if (n > 0) logger.debug(`deleted ${n} expired device requests`);
-      } catch (err) {
-        logger.warn({ err }, 'device request cleanup failed');
-      }
+      devices.cleanup().then(
+        (n) => {
+          if (n > 0) logger.debug(`deleted ${n} expired device requests`);
+        },
+        (err: unknown) => logger.warn({ err }, 'device request cleanup failed'),
+      );
     }, DEVICE_CLEANUP_MS);
     timer.unref();
   }
@@ -110,11 +124,11 @@ export function openIdentity(config: Config, logger: Logger, options: IdentityOp
     settings: options.settings ?? (() => showSettings(processInputs(new Map())).settings),
     limiter,
     deleteUser,
-    close() {
+    async close() {
       if (closed) return;
       closed = true;
       if (timer) clearInterval(timer);
-      db.close();
+      await db.close();
     },
   };
 }

@@ -98,6 +98,8 @@ export class OAuthService {
         name: str(rawUser['name']),
         avatar: str(rawUser['avatar_url']) || str(rawUser['picture']),
       };
+      // Nothing can store NUL (PostgreSQL TEXT refuses it), and stripping it could turn a login into an allowed one.
+      if (Object.values(profile).some((v) => v.includes('\u0000'))) throw new Error('userinfo holds a NUL character');
     } catch (err) {
       this.logger?.warn({ err: (err as Error).message }, 'identity provider sign-in failed');
       throw new InvalidInputError(PB_AUTH_FAILED);
@@ -106,7 +108,7 @@ export class OAuthService {
       this.logger?.info({ login: profile.login }, 'sign-in refused: login not in the allow-list');
       throw new ForbiddenError(PB_NOT_ALLOWED);
     }
-    const { user, isNew } = this.users.upsertFromIdp(profile);
+    const { user, isNew } = await this.users.upsertFromIdp(profile);
     return {
       token: this.sessions.issue(user),
       record: userRecord(user),
@@ -129,18 +131,18 @@ export class OAuthService {
    * `auth-refresh`: a fresh 14-day token for a valid session whose login is still allowed, never past the
    * session's absolute lifetime.
    */
-  refresh(token: string | null) {
-    const session = token ? this.sessions.verifyToken(token) : null;
+  async refresh(token: string | null) {
+    const session = token ? await this.sessions.verifyToken(token) : null;
     if (!session) throw new UnauthenticatedError(PB_TOKEN_REQUIRED);
     if (!loginAllowed(this.config, session.holder.login)) throw new ForbiddenError(PB_NOT_ALLOWED);
     return { token: this.sessions.renew(session), record: userRecord(session.holder) };
   }
 
   /** `auth-logout`: ends every session of the token's user (tokens are renewed on every page load, so all go). */
-  logout(token: string | null): void {
-    const session = token ? this.sessions.verifyToken(token) : null;
+  async logout(token: string | null): Promise<void> {
+    const session = token ? await this.sessions.verifyToken(token) : null;
     if (!session) throw new UnauthenticatedError(PB_TOKEN_REQUIRED);
-    this.sessions.revokeAll(session.holder.id);
+    await this.sessions.revokeAll(session.holder.id);
   }
 
   private async exchange(code: string, codeVerifier: string, redirectUri: string): Promise<string> {

@@ -17,6 +17,7 @@ const bad = (detail: string) => new InvalidInputError(detail);
 export function validateName(value: unknown): string {
   const name = typeof value === 'string' ? value.trim() : '';
   if (name === '') throw bad('name required');
+  if (name.includes('\u0000')) throw bad('name must not contain NUL characters');
   if ([...name].length > NAME_MAX) throw bad(`name max length is ${NAME_MAX}`);
   return name;
 }
@@ -25,6 +26,7 @@ export function validateDescription(value: unknown): string {
   if (value === undefined || value === null) return '';
   if (typeof value !== 'string') throw bad('description must be a string');
   const description = value.trim();
+  if (description.includes('\u0000')) throw bad('description must not contain NUL characters');
   if ([...description].length > DESCRIPTION_MAX) throw bad(`description max length is ${DESCRIPTION_MAX}`);
   return description;
 }

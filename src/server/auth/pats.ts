@@ -1,7 +1,7 @@
 import { createHmac } from 'node:crypto';
 import type { Logger } from 'pino';
 import type { Scope } from '../../shared/scopes.js';
-import type { Db } from '../db/database.js';
+import type { PatRepository, PatRow } from '../db/user-database.js';
 import { LruCache } from './lru.js';
 import type { PatSpec } from './pat-spec.js';
 import { parseStoredScopes } from './pat-spec.js';
@@ -35,29 +35,15 @@ export interface MintedPat extends PatRecord {
   readonly plaintext: string;
 }
 
-interface PatRow {
-  id: string;
-  user: string;
-  name: string;
-  description: string;
-  prefix: string;
-  token_hash: string;
-  scopes: string | null;
-  expires_at: number;
-  last_used_at: number | null;
-  created: number;
-  updated: number;
-}
-
 const fromRow = (r: PatRow): PatRecord => ({
   id: r.id,
-  userId: r.user,
+  userId: r.userId,
   name: r.name,
   description: r.description,
   prefix: r.prefix,
   scopes: parseStoredScopes(r.scopes),
-  expiresAt: r.expires_at,
-  lastUsedAt: r.last_used_at,
+  expiresAt: r.expiresAt,
+  lastUsedAt: r.lastUsedAt,
   created: r.created,
   updated: r.updated,
 });
@@ -79,17 +65,21 @@ export const looksLikePat = (token: string): boolean => PAT_SHAPE.test(token);
 
 /**
  * User PATs: minting, listing, revocation and verification with a bounded cache (CONTRACT §7.3). The cache never
- * outlives a change of the database by anyone else (another instance, `pksd pat revoke`): SQLite's `data_version`
- * moves on every commit of another connection, and the cache is emptied when it does. A PAT whose owner's login is
- * no longer on the allow-list does not verify.
+ * outlives a change of the database by anyone else (another instance, `pksd pat revoke`): the repository's
+ * revision (SQLite's `data_version`, PostgreSQL's credential revision) moves on such changes, and the cache is
+ * emptied when it does. A PAT whose owner's login is no longer on the allow-list does not verify.
  */
 export class PatService {
   private readonly cache: LruCache<CachedPat>;
-  private readonly dataVersion: { get(): unknown };
-  private seenDataVersion: unknown = null;
+  private seenRevision: unknown = null;
+  /**
+   * Counts this service's own evictions: SQLite's `data_version` does not move on this connection's own commits,
+   * so a verify that read a row before an eviction here must not cache it after.
+   */
+  private evictions = 0;
 
   constructor(
-    private readonly db: Db,
+    private readonly repo: PatRepository,
     private readonly secret: Buffer,
     private readonly now: Clock,
     /** The login allow-list (CONTRACT §7.5), checked on every use. */
@@ -97,16 +87,19 @@ export class PatService {
     private readonly logger?: Logger,
   ) {
     this.cache = new LruCache(CACHE_ENTRIES, CACHE_TTL_MS, now);
-    this.dataVersion = db.prepare('PRAGMA data_version').pluck();
   }
 
-  /** Empties the cache when another connection committed since the last look (a revocation may be among it). */
-  private syncCache(): void {
-    const version = this.dataVersion.get();
-    if (version !== this.seenDataVersion) {
+  /**
+   * Empties the cache when someone else changed credentials since the last look (a revocation may be among it);
+   * returns the revision read, so a caller only caches what it read while that revision is still the one seen.
+   */
+  private async syncCache(): Promise<unknown> {
+    const revision = await this.repo.revision();
+    if (revision !== this.seenRevision) {
       this.cache.clear();
-      this.seenDataVersion = version;
+      this.seenRevision = revision;
     }
+    return revision;
   }
 
   /** HMAC-SHA256(instance secret, plaintext), hex. */
@@ -114,88 +107,86 @@ export class PatService {
     return createHmac('sha256', this.secret).update(plaintext).digest('hex');
   }
 
-  mint(userId: string, spec: PatSpec): MintedPat {
+  async mint(userId: string, spec: PatSpec): Promise<MintedPat> {
+    const { row, pat } = this.draft(userId, spec);
+    await this.repo.insert(row);
+    return pat;
+  }
+
+  /** A new PAT for `userId` and the row that stores it, not yet stored (the device flow stores it in its transaction). */
+  draft(userId: string, spec: PatSpec): { row: PatRow; pat: MintedPat } {
     const now = this.now();
     const plaintext = generatePatPlaintext();
     const row: PatRow = {
       id: recordId(),
-      user: userId,
+      userId,
       name: spec.name,
       description: spec.description,
       prefix: plaintext.slice(0, PREFIX_LENGTH),
-      token_hash: this.hash(plaintext),
+      tokenHash: this.hash(plaintext),
       scopes: JSON.stringify(spec.scopes),
-      expires_at: now + spec.expiresInDays * DAY_MS,
-      last_used_at: null,
+      expiresAt: now + spec.expiresInDays * DAY_MS,
+      lastUsedAt: null,
       created: now,
       updated: now,
     };
-    this.db
-      .prepare(
-        `INSERT INTO pat_tokens (id, user, name, description, prefix, token_hash, scopes, expires_at, last_used_at, created, updated)
-         VALUES (@id, @user, @name, @description, @prefix, @token_hash, @scopes, @expires_at, @last_used_at, @created, @updated)`,
-      )
-      .run(row);
-    return { ...fromRow(row), plaintext };
+    return { row, pat: { ...fromRow(row), plaintext } };
   }
 
-  get(id: string): PatRecord | null {
-    const row = this.db.prepare('SELECT * FROM pat_tokens WHERE id = ?').get(id) as PatRow | undefined;
+  async get(id: string): Promise<PatRecord | null> {
+    const row = await this.repo.get(id);
     return row ? fromRow(row) : null;
   }
 
   /** Newest first; all users when `userId` is omitted. */
-  list(userId?: string): PatRecord[] {
-    const rows = (
-      userId === undefined
-        ? this.db.prepare('SELECT * FROM pat_tokens ORDER BY created DESC, rowid DESC').all()
-        : this.db.prepare('SELECT * FROM pat_tokens WHERE user = ? ORDER BY created DESC, rowid DESC').all(userId)
-    ) as PatRow[];
-    return rows.map(fromRow);
+  async list(userId?: string): Promise<PatRecord[]> {
+    return (await this.repo.list(userId)).map(fromRow);
   }
 
   /** Deletes a PAT (only the owner's when `ownerId` is given) and purges it from the verify cache. */
-  revoke(id: string, ownerId?: string): PatRecord | null {
-    const row = this.db.prepare('SELECT * FROM pat_tokens WHERE id = ?').get(id) as PatRow | undefined;
-    if (!row || (ownerId !== undefined && row.user !== ownerId)) return null;
-    this.db.prepare('DELETE FROM pat_tokens WHERE id = ?').run(id);
-    this.cache.delete(row.token_hash);
-    return fromRow(row);
+  async revoke(id: string, ownerId?: string): Promise<PatRecord | null> {
+    const row = await this.repo.get(id);
+    if (!row || (ownerId !== undefined && row.userId !== ownerId)) return null;
+    const deleted = await this.repo.delete(id);
+    this.evict([row.tokenHash]);
+    return deleted ? fromRow(deleted) : null;
   }
 
-  /** Purges every cached PAT of a user (before the user is deleted; the rows cascade). */
-  purgeUser(userId: string): void {
-    const hashes = this.db.prepare('SELECT token_hash FROM pat_tokens WHERE user = ?').pluck().all(userId) as string[];
-    for (const h of hashes) this.cache.delete(h);
+  /** The token hashes of a user's PATs (read before deleting the user, to `evict` them after). */
+  tokenHashesOf(userId: string): Promise<string[]> {
+    return this.repo.tokenHashesOf(userId);
+  }
+
+  /** Drops these token hashes from the verify cache (after their rows are deleted). */
+  evict(tokenHashes: readonly string[]): void {
+    this.evictions += 1;
+    for (const h of tokenHashes) this.cache.delete(h);
   }
 
   /**
    * The principal of a user PAT, or `null` when the token is not a PAT or is unknown, expired, revoked or its
-   * owner's login is off the allow-list. A
-   * successful check updates `last_used_at` asynchronously unless `touch` is false.
+   * owner's login is off the allow-list. A successful check updates `last_used_at` in the background unless
+   * `touch` is false.
    */
-  verify(token: string, touch: boolean): Principal | null {
+  async verify(token: string, touch: boolean): Promise<Principal | null> {
     if (!token.startsWith(PAT_PREFIX) || !PAT_SHAPE.test(token)) return null;
     const key = this.hash(token);
     const now = this.now();
-    this.syncCache();
+    const revision = await this.syncCache();
     let entry = this.cache.get(key);
     if (!entry) {
-      const row = this.db
-        .prepare(
-          `SELECT p.id, p.user, p.scopes, p.expires_at, u.login FROM pat_tokens p
-           JOIN users u ON u.id = p.user WHERE p.token_hash = ?`,
-        )
-        .get(key) as { id: string; user: string; scopes: string | null; expires_at: number; login: string } | undefined;
+      const evictions = this.evictions;
+      const row = await this.repo.credential(key);
       if (!row) return null; // negative results are not cached
       entry = {
         id: row.id,
-        userId: row.user,
+        userId: row.userId,
         login: row.login,
         scopes: parseStoredScopes(row.scopes),
-        expiresAt: row.expires_at,
+        expiresAt: row.expiresAt,
       };
-      this.cache.set(key, entry);
+      // A revocation seen meanwhile by another request moved the revision: what was read then must not be cached.
+      if (this.seenRevision === revision && this.evictions === evictions) this.cache.set(key, entry);
     }
     if (now >= entry.expiresAt || !this.loginAllowed(entry.login)) return null;
     if (touch) this.touch(entry.id, now);
@@ -204,12 +195,8 @@ export class PatService {
 
   private touch(id: string, now: number): void {
     setImmediate(() => {
-      try {
-        // Single column: `updated` is the record's edit time, not its use time.
-        this.db.prepare('UPDATE pat_tokens SET last_used_at = ? WHERE id = ?').run(now, id);
-      } catch (err) {
-        this.logger?.warn({ err }, 'could not record PAT use');
-      }
+      // Single column: `updated` is the record's edit time, not its use time.
+      this.repo.touch(id, now).catch((err: unknown) => this.logger?.warn({ err }, 'could not record PAT use'));
     });
   }
 }

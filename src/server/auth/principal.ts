@@ -38,6 +38,6 @@ export type RecordCaller = SuperuserPrincipal | { readonly kind: 'user'; readonl
  * token, as the PocketBase SDK sends it. Each answers `null` for anything but a valid token of its kind.
  */
 export interface AdminCredentialResolver {
-  superuser(authorization: string | undefined): SuperuserPrincipal | null;
-  session(authorization: string | undefined): Principal | null;
+  superuser(authorization: string | undefined): Promise<SuperuserPrincipal | null>;
+  session(authorization: string | undefined): Promise<Principal | null>;
 }

@@ -43,23 +43,23 @@ export class SessionService {
   }
 
   /** A signed, unexpired session token, whether or not its login is still allowed (auth-refresh tells them apart). */
-  verifyToken(token: string): VerifiedToken<User> | null {
+  verifyToken(token: string): Promise<VerifiedToken<User> | null> {
     return this.tokens.verifyToken(token);
   }
 
   /** The user of a valid session whose login is on the allow-list, else `null`. */
-  verify(token: string): User | null {
-    const user = this.tokens.verify(token);
+  async verify(token: string): Promise<User | null> {
+    const user = await this.tokens.verify(token);
     return user && this.loginAllowed(user.login) ? user : null;
   }
 
-  principal(token: string): Principal | null {
-    const user = this.verify(token);
+  async principal(token: string): Promise<Principal | null> {
+    const user = await this.verify(token);
     return user ? { source: 'session', userId: user.id, login: user.login, scopes: ['*'] } : null;
   }
 
   /** Ends every session of a user (rotates the token key); `false` when there is no such user. */
-  revokeAll(userId: string): boolean {
+  revokeAll(userId: string): Promise<boolean> {
     return this.users.rotateTokenKey(userId);
   }
 }

@@ -1,5 +1,5 @@
 import { randomBytes, scrypt as scryptCb, scryptSync, timingSafeEqual, type ScryptOptions } from 'node:crypto';
-import type { Db } from '../db/database.js';
+import type { SuperuserRepository, SuperuserRow } from '../db/user-database.js';
 import { AuthTokenIssuer } from './auth-tokens.js';
 import type { SuperuserPrincipal } from './principal.js';
 import { recordId } from './random.js';
@@ -50,19 +50,10 @@ export interface Superuser {
   readonly updated: number;
 }
 
-interface SuperuserRow {
-  id: string;
-  email: string;
-  password_hash: string;
-  token_key: string;
-  created: number;
-  updated: number;
-}
-
 const fromRow = (r: SuperuserRow): Superuser => ({
   id: r.id,
   email: r.email,
-  tokenKey: r.token_key,
+  tokenKey: r.tokenKey,
   created: r.created,
   updated: r.updated,
 });
@@ -90,7 +81,7 @@ export class SuperuserService {
   private readonly tokens: AuthTokenIssuer<Superuser>;
 
   constructor(
-    private readonly db: Db,
+    private readonly repo: SuperuserRepository,
     secret: Buffer,
     private readonly now: Clock,
   ) {
@@ -104,38 +95,38 @@ export class SuperuserService {
   }
 
   /** Creates or resets (new password, sessions revoked); the caller validates email and password length. */
-  upsert(email: string, password: string): 'created' | 'updated' {
+  async upsert(email: string, password: string): Promise<'created' | 'updated'> {
     const hash = hashPassword(password);
     const now = this.now();
-    const existing = this.db.prepare('SELECT id FROM superusers WHERE email = ?').get(email) as
-      { id: string } | undefined;
+    const existing = await this.repo.findByEmail(email);
     if (existing) {
-      this.db
-        .prepare('UPDATE superusers SET password_hash = ?, token_key = ?, updated = ? WHERE id = ?')
-        .run(hash, newTokenKey(), now, existing.id);
+      await this.repo.setCredentials(existing.id, hash, newTokenKey(), now);
       return 'updated';
     }
-    this.db
-      .prepare(
-        'INSERT INTO superusers (id, email, password_hash, token_key, created, updated) VALUES (?, ?, ?, ?, ?, ?)',
-      )
-      .run(recordId(), email, hash, newTokenKey(), now, now);
+    await this.repo.insert({
+      id: recordId(),
+      email,
+      passwordHash: hash,
+      tokenKey: newTokenKey(),
+      created: now,
+      updated: now,
+    });
     return 'created';
   }
 
-  delete(email: string): boolean {
-    return this.db.prepare('DELETE FROM superusers WHERE email = ?').run(email).changes > 0;
+  delete(email: string): Promise<boolean> {
+    return this.repo.deleteByEmail(email);
   }
 
-  get(id: string): Superuser | null {
-    const row = this.db.prepare('SELECT * FROM superusers WHERE id = ?').get(id) as SuperuserRow | undefined;
+  async get(id: string): Promise<Superuser | null> {
+    const row = await this.repo.get(id);
     return row ? fromRow(row) : null;
   }
 
   /** Checks the password; an unknown email costs the same scrypt work, so timing does not reveal accounts. */
   async authenticate(email: string, password: string): Promise<Superuser | null> {
-    const row = this.db.prepare('SELECT * FROM superusers WHERE email = ?').get(email) as SuperuserRow | undefined;
-    const matches = await verifyPassword(password, row?.password_hash ?? UNKNOWN_ACCOUNT_HASH);
+    const row = await this.repo.findByEmail(email);
+    const matches = await verifyPassword(password, row?.passwordHash ?? UNKNOWN_ACCOUNT_HASH);
     return row && matches ? fromRow(row) : null;
   }
 
@@ -143,7 +134,7 @@ export class SuperuserService {
     return this.tokens.issue(s);
   }
 
-  verify(token: string): Superuser | null {
+  verify(token: string): Promise<Superuser | null> {
     return this.tokens.verify(token);
   }
 }

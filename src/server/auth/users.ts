@@ -1,46 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
-import type { Db } from '../db/database.js';
+import type { UserRepository, UserRow } from '../db/user-database.js';
 import { pbDate, type Clock } from './time.js';
 
 /** A user row (CONTRACT §7.2); `tokenKey` and `providerUserId` are never sent to clients. */
-export interface User {
-  readonly id: string;
-  readonly email: string;
-  readonly name: string;
-  readonly login: string;
-  readonly avatar: string;
-  readonly provider: string;
-  readonly providerUserId: string;
-  readonly tokenKey: string;
-  readonly created: number;
-  readonly updated: number;
-}
-
-interface UserRow {
-  id: string;
-  email: string;
-  name: string;
-  login: string;
-  avatar: string;
-  provider: string;
-  provider_user_id: string;
-  token_key: string;
-  created: number;
-  updated: number;
-}
-
-const fromRow = (r: UserRow): User => ({
-  id: r.id,
-  email: r.email,
-  name: r.name,
-  login: r.login,
-  avatar: r.avatar,
-  provider: r.provider,
-  providerUserId: r.provider_user_id,
-  tokenKey: r.token_key,
-  created: r.created,
-  updated: r.updated,
-});
+export type User = UserRow;
 
 /** `u` + the first 14 hex characters of sha256(`<provider>:<provider user id>`): stable across instances. */
 export function userIdFor(provider: string, providerUserId: string): string {
@@ -60,6 +23,7 @@ export interface UserRecordJson {
   readonly name: string;
   readonly login: string;
   readonly avatar: string;
+  readonly provider: string;
   readonly created: string;
   readonly updated: string;
 }
@@ -75,6 +39,7 @@ export function userRecord(user: User): UserRecordJson {
     name: user.name,
     login: user.login,
     avatar: user.avatar,
+    provider: user.provider,
     created: pbDate(user.created),
     updated: pbDate(user.updated),
   };
@@ -89,82 +54,58 @@ export interface IdpProfile {
   readonly avatar: string;
 }
 
+/** Users of the user database (CONTRACT §7.2). */
 export class UserStore {
   constructor(
-    private readonly db: Db,
+    private readonly repo: UserRepository,
     private readonly now: Clock,
   ) {}
 
-  get(id: string): User | null {
-    const row = this.db.prepare('SELECT * FROM users WHERE id = ?').get(id) as UserRow | undefined;
-    return row ? fromRow(row) : null;
+  get(id: string): Promise<User | null> {
+    return this.repo.get(id);
   }
 
   /** Creates or refreshes the user of an IdP identity; `isNew` tells which. */
-  upsertFromIdp(profile: IdpProfile): { user: User; isNew: boolean } {
-    const id = userIdFor(profile.provider, profile.providerUserId);
+  upsertFromIdp(profile: IdpProfile): Promise<{ user: User; isNew: boolean }> {
     const now = this.now();
-    return this.db.transaction(() => {
-      const existing = this.get(id);
-      if (existing) {
-        this.db
-          .prepare('UPDATE users SET email = ?, name = ?, login = ?, avatar = ?, updated = ? WHERE id = ?')
-          .run(profile.email, profile.name, profile.login, profile.avatar, now, id);
-        return { user: this.get(id)!, isNew: false };
-      }
-      this.db
-        .prepare(
-          `INSERT INTO users (id, email, name, login, avatar, provider, provider_user_id, token_key, created, updated)
-           VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
-        )
-        .run(
-          id,
-          profile.email,
-          profile.name,
-          profile.login,
-          profile.avatar,
-          profile.provider,
-          profile.providerUserId,
-          newTokenKey(),
-          now,
-          now,
-        );
-      return { user: this.get(id)!, isNew: true };
-    })();
+    return this.repo.upsert({
+      id: userIdFor(profile.provider, profile.providerUserId),
+      email: profile.email,
+      name: profile.name,
+      login: profile.login,
+      avatar: profile.avatar,
+      provider: profile.provider,
+      providerUserId: profile.providerUserId,
+      tokenKey: newTokenKey(),
+      created: now,
+      updated: now,
+    });
   }
 
   /** Users matching an id, a login or an email (case-insensitive for the last two). */
-  find(ref: string): User[] {
-    const byId = this.get(ref);
+  async find(ref: string): Promise<User[]> {
+    const byId = await this.get(ref);
     if (byId) return [byId];
-    const rows = this.db
-      .prepare('SELECT * FROM users WHERE login = ? COLLATE NOCASE OR email = ? COLLATE NOCASE ORDER BY created')
-      .all(ref, ref) as UserRow[];
+    const rows = await this.repo.findByLoginOrEmail(ref);
     const byLogin = rows.filter((r) => r.login.toLowerCase() === ref.toLowerCase());
-    return (byLogin.length > 0 ? byLogin : rows).map(fromRow);
+    return byLogin.length > 0 ? byLogin : rows;
   }
 
-  list(options: { limit?: number; offset?: number } = {}): User[] {
-    const rows = this.db
-      .prepare('SELECT * FROM users ORDER BY created, id LIMIT ? OFFSET ?')
-      .all(options.limit ?? -1, options.offset ?? 0) as UserRow[];
-    return rows.map(fromRow);
+  list(options: { limit?: number; offset?: number } = {}): Promise<User[]> {
+    return this.repo.list(options.limit ?? null, options.offset ?? 0);
   }
 
-  count(): number {
-    return (this.db.prepare('SELECT COUNT(*) AS n FROM users').get() as { n: number }).n;
+  count(): Promise<number> {
+    return this.repo.count();
   }
 
   /** Rotates the token key: every session of the user stops verifying. `false` when there is no such user. */
-  rotateTokenKey(id: string): boolean {
-    return (
-      this.db.prepare('UPDATE users SET token_key = ?, updated = ? WHERE id = ?').run(newTokenKey(), this.now(), id)
-        .changes > 0
-    );
+  rotateTokenKey(id: string): Promise<boolean> {
+    return this.repo.setTokenKey(id, newTokenKey(), this.now());
   }
 
   /** Deletes the user (PATs cascade); returns whether it existed. */
-  delete(id: string): boolean {
-    return this.db.prepare('DELETE FROM users WHERE id = ?').run(id).changes > 0;
+  delete(id: string): Promise<boolean> {
+    return this.repo.delete(id);
   }
 }

@@ -5,6 +5,7 @@ import { SCOPES } from '../../shared/scopes.js';
 import { validatePatSpec } from '../auth/pat-spec.js';
 import { rfc3339 } from '../auth/time.js';
 import type { User } from '../auth/users.js';
+import { exitOnDatabaseError } from './db-errors.js';
 import { exitWith } from './exit-codes.js';
 import { ExitError, type CommandIO } from './io.js';
 import { loadConfigOrExit } from './serve.js';
@@ -22,15 +23,14 @@ export async function withIdentity<T>(
   const config = loadConfigOrExit(io, cmd);
   let identity: Identity;
   try {
-    identity = openIdentity(config, pino({ level: 'silent' }), { background: false });
+    identity = await openIdentity(config, pino({ level: 'silent' }), { background: false });
   } catch (err) {
-    io.stderr(`pksd: cannot open the user database in ${config.dbDataDir}: ${(err as Error).message}\n`);
-    throw new ExitError(1);
+    exitOnDatabaseError(io, config, err);
   }
   try {
     return await fn(identity);
   } finally {
-    identity.close();
+    await identity.close();
   }
 }
 
@@ -46,8 +46,12 @@ export function formatTable(header: readonly string[], rows: readonly (readonly 
 }
 
 /** Resolves `--user` (id, login or email); unknown → exit 1 with the contract's message. */
-export function resolveUser(io: CommandIO, users: { find(ref: string): User[] }, ref: string): User {
-  const found = users.find(ref);
+export async function resolveUser(
+  io: CommandIO,
+  users: { find(ref: string): Promise<User[]> },
+  ref: string,
+): Promise<User> {
+  const found = await users.find(ref);
   if (found.length === 1) return found[0]!;
   if (found.length === 0) io.stderr(`pksd: unknown user '${ref}' (see pksd users list)\n`);
   else
@@ -89,9 +93,9 @@ export function patCommand(io: CommandIO): Command {
           } catch (err) {
             exitWith(io, err);
           }
-          await withIdentity(io, sub, (identity) => {
-            const user = resolveUser(io, identity.users, opts.user);
-            const pat = identity.pats.mint(user.id, spec);
+          await withIdentity(io, sub, async (identity) => {
+            const user = await resolveUser(io, identity.users, opts.user);
+            const pat = await identity.pats.mint(user.id, spec);
             io.stdout(pat.plaintext + '\n');
             io.stderr(
               `minted PAT ${pat.id} (prefix ${pat.prefix}) for ${user.login || user.id} scopes=${pat.scopes.join(',')} expires=${rfc3339(pat.expiresAt)}\n`,
@@ -107,14 +111,12 @@ export function patCommand(io: CommandIO): Command {
       .option('--user <user>', 'only this user (id, login or email)')
       .option('--json', 'one JSON object per line')
       .action(async (opts: { user?: string; json?: boolean }, sub: Command) => {
-        await withIdentity(io, sub, (identity) => {
-          const only = opts.user === undefined ? undefined : resolveUser(io, identity.users, opts.user).id;
-          const pats = identity.pats.list(only);
+        await withIdentity(io, sub, async (identity) => {
+          const only = opts.user === undefined ? undefined : (await resolveUser(io, identity.users, opts.user)).id;
+          const pats = await identity.pats.list(only);
           const users = new Map<string, User | null>();
-          const userOf = (id: string) => {
-            if (!users.has(id)) users.set(id, identity.users.get(id));
-            return users.get(id) ?? null;
-          };
+          for (const p of pats) if (!users.has(p.userId)) users.set(p.userId, await identity.users.get(p.userId));
+          const userOf = (id: string) => users.get(id) ?? null;
           if (opts.json) {
             for (const p of pats) {
               const u = userOf(p.userId);
@@ -158,8 +160,8 @@ export function patCommand(io: CommandIO): Command {
       .description('revoke (delete) a PAT')
       .argument('<id>', 'PAT id (see pksd pat list)')
       .action(async (id: string, _opts: unknown, sub: Command) => {
-        await withIdentity(io, sub, (identity) => {
-          const pat = identity.pats.revoke(id);
+        await withIdentity(io, sub, async (identity) => {
+          const pat = await identity.pats.revoke(id);
           if (!pat) {
             io.stderr(`pksd: unknown PAT '${id}' (see pksd pat list)\n`);
             throw new ExitError(1);

@@ -4,6 +4,7 @@ import { buildConfig } from '../config/load.js';
 import { showSettings } from '../config/show.js';
 import type { Config } from '../config/types.js';
 import { LockHeldError } from '../db/lock.js';
+import { SchemaTooNewError } from '../db/migrations.js';
 import { tuneHeapForServer } from '../heap-tuning.js';
 import { createLogger } from '../logger.js';
 import { startServer, type RunningServer } from '../runtime.js';
@@ -39,6 +40,10 @@ export function serveCommand(io: CommandIO, onStarted?: (server: RunningServer) 
         if (err instanceof LockHeldError) {
           io.stderr(err.message + '\n');
           throw new ExitError(1);
+        }
+        if (err instanceof SchemaTooNewError) {
+          io.stderr(`pksd: ${err.message}\n`);
+          throw new ExitError(2);
         }
         io.stderr(`pksd: cannot start: ${(err as Error).message}\n`);
         throw new ExitError(1);

@@ -22,8 +22,8 @@ export function superuserCommand(io: CommandIO): Command {
           io.stderr(`pksd: password must be at least ${PASSWORD_MIN} characters\n`);
           throw new ExitError(2);
         }
-        await withIdentity(io, sub, (identity) => {
-          const outcome = identity.superusers.upsert(address, password);
+        await withIdentity(io, sub, async (identity) => {
+          const outcome = await identity.superusers.upsert(address, password);
           io.stderr(`superuser ${address} ${outcome}\n`);
         });
       }),
@@ -34,8 +34,8 @@ export function superuserCommand(io: CommandIO): Command {
       .argument('<email>')
       .action(async (email: string, _opts: unknown, sub: Command) => {
         const address = email.trim().toLowerCase();
-        await withIdentity(io, sub, (identity) => {
-          if (!identity.superusers.delete(address)) {
+        await withIdentity(io, sub, async (identity) => {
+          if (!(await identity.superusers.delete(address))) {
             io.stderr(`pksd: unknown superuser '${address}'\n`);
             throw new ExitError(1);
           }

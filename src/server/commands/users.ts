@@ -12,8 +12,8 @@ export function usersCommand(io: CommandIO): Command {
       .description('list users')
       .option('--json', 'one JSON object per line')
       .action(async (opts: { json?: boolean }, sub: Command) => {
-        await withIdentity(io, sub, (identity) => {
-          const users = identity.users.list();
+        await withIdentity(io, sub, async (identity) => {
+          const users = await identity.users.list();
           if (opts.json) {
             for (const u of users) {
               io.stdout(
@@ -43,9 +43,9 @@ export function usersCommand(io: CommandIO): Command {
       .description("end every session of a user (the user's PATs are untouched; see pksd pat revoke)")
       .argument('<user>', 'user id, login or email')
       .action(async (ref: string, _opts: unknown, sub: Command) => {
-        await withIdentity(io, sub, (identity) => {
-          const user = resolveUser(io, identity.users, ref);
-          identity.sessions.revokeAll(user.id);
+        await withIdentity(io, sub, async (identity) => {
+          const user = await resolveUser(io, identity.users, ref);
+          await identity.sessions.revokeAll(user.id);
           io.stderr(`revoked sessions of ${user.login || user.id}\n`);
         });
       }),

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from 'node:fs';
 import { isIP } from 'node:net';
+import os from 'node:os';
 import path from 'node:path';
 import { ConfigError } from '../../shared/errors.js';
 import { isScope, WILDCARD_SCOPE, type Scope } from '../../shared/scopes.js';
@@ -208,6 +209,26 @@ class Reader {
   }
 }
 
+/** `SVC_DB_URL`: a `postgres://` (or `postgresql://`) URL with a host and a database name, or unset. */
+function readDbUrl(r: Reader): string | null {
+  const v = r.text('SVC_DB_URL');
+  if (v === undefined) return null;
+  // The value is a secret: errors never echo it.
+  let parsed: URL;
+  try {
+    parsed = new URL(v);
+  } catch {
+    throw new ConfigError('SVC_DB_URL', 'must be a postgres:// URL');
+  }
+  if (parsed.protocol !== 'postgres:' && parsed.protocol !== 'postgresql:') {
+    throw new ConfigError('SVC_DB_URL', `must be a postgres:// URL, got scheme "${parsed.protocol}"`);
+  }
+  if (parsed.hostname === '' || parsed.pathname.replace(/^\//, '') === '') {
+    throw new ConfigError('SVC_DB_URL', 'must name a host and a database (postgres://user:password@host:5432/db)');
+  }
+  return v;
+}
+
 /** `<data_home>` = `$XDG_DATA_HOME` when set and absolute, else `~/.local/share` (CONTRACT §0.1). */
 function dataHome(inputs: ConfigInputs): string {
   const xdg = inputs.env['XDG_DATA_HOME'];
@@ -290,6 +311,8 @@ function build(inputs: ConfigInputs, resolved: ResolvedSettings, r: Reader): Con
     rawDir: r.path('SVC_RAW_DIR', path.join(home, 'pksd', 'raw')),
     dataDir: r.path('SVC_DATA_DIR', path.join(home, 'pksd', 'data')),
     dbDataDir: r.path('SVC_DB_DATA_DIR', path.join(home, 'pksd', 'pb_data')),
+    dbUrl: readDbUrl(r),
+    instanceId: r.string('SVC_INSTANCE_ID', `${os.hostname()}:${process.pid}`),
     listen,
     adminIdpLogins: r.csv('SVC_ADMIN_IDP_LOGINS', true),
     allowedIdpLogins: r.csv('SVC_ALLOWED_IDP_LOGINS', true),

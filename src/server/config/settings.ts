@@ -28,7 +28,8 @@ export function flagName(env: string): string {
 
 /** Secret settings are never printed or logged (CONTRACT §15.2). */
 export function isSecret(env: string): boolean {
-  return /_PAT$/.test(env) || /SECRET|PASSWORD|TOKEN|API_KEY/.test(env);
+  // The database URL may carry a password.
+  return /_PAT$/.test(env) || /SECRET|PASSWORD|TOKEN|API_KEY/.test(env) || env === 'SVC_DB_URL';
 }
 
 export const SETTINGS: readonly SettingDef[] = [
@@ -174,6 +175,20 @@ export const SETTINGS: readonly SettingDef[] = [
     kind: 'url',
     defaultText: 'https://export.arxiv.org/api/query',
     description: 'arXiv API query URL for paper metadata (`?id_list=<id>`, Atom), fetched when paper access is on.',
+  },
+  {
+    env: 'SVC_DB_URL',
+    kind: 'string',
+    defaultText: 'empty (SQLite under `SVC_DB_DATA_DIR`)',
+    description:
+      'PostgreSQL URL (`postgres://…`) of the user database, metadata cache and shared records: cluster mode, any ' +
+      'number of instances on one database (CONTRACT §21).',
+  },
+  {
+    env: 'SVC_INSTANCE_ID',
+    kind: 'string',
+    defaultText: '<hostname>:<pid>',
+    description: 'Name of this instance in logs, job records and claims.',
   },
   {
     env: 'SVC_PREPRINT_FETCH_CONCURRENT',

@@ -71,6 +71,10 @@ export interface Config {
   readonly rawDir: string;
   readonly dataDir: string;
   readonly dbDataDir: string;
+  /** `SVC_DB_URL`: the PostgreSQL user database (cluster mode, §21); `null` = SQLite under `dbDataDir`. */
+  readonly dbUrl: string | null;
+  /** `SVC_INSTANCE_ID`: this instance's name (default `<hostname>:<pid>`). */
+  readonly instanceId: string;
   readonly listen: { readonly host: string; readonly port: number; readonly forceTcp4: boolean };
   readonly adminIdpLogins: readonly string[];
   readonly allowedIdpLogins: readonly string[];

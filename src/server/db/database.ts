@@ -1,7 +1,7 @@
 import Database from 'better-sqlite3';
-import { mkdirSync } from 'node:fs';
+import { existsSync, mkdirSync } from 'node:fs';
 import path from 'node:path';
-import { MIGRATIONS, type Migration } from './migrations.js';
+import { assertSchemaKnown, MIGRATIONS, type Migration } from './migrations.js';
 
 export type Db = Database.Database;
 
@@ -28,10 +28,14 @@ export function openDatabase(dir: string, migrations: readonly Migration[] = MIG
   }
 }
 
-/** Applies the migrations newer than the recorded version; returns the versions applied. */
+/**
+ * Applies the migrations newer than the recorded version; returns the versions applied. A database recording a
+ * version this binary does not know is refused (`SchemaTooNewError`).
+ */
 export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): number[] {
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
     version INTEGER PRIMARY KEY, name TEXT NOT NULL, applied_at TEXT NOT NULL)`);
+  assertSchemaKnown(schemaVersion(db), migrations);
   const applied: number[] = [];
   // IMMEDIATE: two processes opening a fresh database at once must not both migrate.
   const run = db.transaction((m: Migration) => {
@@ -52,4 +56,17 @@ export function migrate(db: Db, migrations: readonly Migration[] = MIGRATIONS): 
 export function schemaVersion(db: Db): number {
   const row = db.prepare('SELECT MAX(version) AS v FROM schema_migrations').get() as { v: number | null };
   return row.v ?? 0;
+}
+
+/** The schema version of `<dir>/pksd.db` read without migrating it; `null` when there is no such file yet. */
+export function peekSchemaVersion(dir: string): number | null {
+  const file = path.join(dir, DB_FILE);
+  if (!existsSync(file)) return null;
+  const db = new Database(file, { readonly: true, fileMustExist: true, timeout: BUSY_TIMEOUT_MS });
+  try {
+    const table = db.prepare("SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = 'schema_migrations'").get();
+    return table ? schemaVersion(db) : 0;
+  } finally {
+    db.close();
+  }
 }

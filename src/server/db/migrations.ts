@@ -1,7 +1,24 @@
 /**
- * Versioned schema of the per-instance user database (`pksd.db`). Each migration runs once, in order, inside a
+ * Versioned schema of the embedded user database (`pksd.db`; PostgreSQL's is postgres-migrations.ts, with the same
+ * version numbers). Each migration runs once, in order, inside a
  * transaction, and is recorded in `schema_migrations`. Never edit a released migration: append a new one.
  */
+/** The database was migrated by a newer pksd: this one must not touch it (CONTRACT §21, exit 2 at start). */
+export class SchemaTooNewError extends Error {
+  constructor(
+    readonly found: number,
+    readonly known: number,
+  ) {
+    super(`database schema ${found} is newer than this pksd (${known})`);
+  }
+}
+
+/** Throws `SchemaTooNewError` when the database records a version beyond the newest of `migrations`. */
+export function assertSchemaKnown(found: number, migrations: readonly Migration[]): void {
+  const known = Math.max(0, ...migrations.map((m) => m.version));
+  if (found > known) throw new SchemaTooNewError(found, known);
+}
+
 export interface Migration {
   readonly version: number;
   readonly name: string;
@@ -90,6 +107,26 @@ export const MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX paper_metadata_doi ON paper_metadata (doi);
       CREATE INDEX paper_metadata_openalex_id ON paper_metadata (openalex_id);
+    `,
+  },
+  {
+    version: 3,
+    name: 'rate-limit windows (CONTRACT §7.7) and token buckets (§11.5)',
+    sql: `
+      CREATE TABLE rate_windows (
+        rule         TEXT NOT NULL,
+        key          TEXT NOT NULL,
+        window_start INTEGER NOT NULL,
+        hits         INTEGER NOT NULL,
+        PRIMARY KEY (rule, key)
+      );
+      CREATE INDEX rate_windows_start ON rate_windows (window_start);
+
+      CREATE TABLE token_buckets (
+        name       TEXT PRIMARY KEY,
+        tokens     REAL NOT NULL,
+        updated_at INTEGER NOT NULL
+      );
     `,
   },
 ];

@@ -1,5 +1,7 @@
 import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { access, constants, mkdir } from 'node:fs/promises';
+import path from 'node:path';
+import type { UserDatabase } from '../db/user-database.js';
 import type { GraphClient } from '../graph/driver.js';
 import type { S3Clients } from '../storage/s3-client.js';
 import { directoryExists, inspectCheckout } from '../wiki/checkout.js';
@@ -69,6 +71,26 @@ export function graphProbe(graph: GraphClient | null, uri: string | null): Probe
       const start = process.hrtime.bigint();
       await graph.driver.verifyConnectivity(graph.database ? { database: graph.database } : {});
       return { status: 'ok', ...fields, latency_ms: elapsed(start) };
+    },
+  };
+}
+
+/**
+ * The user database (CONTRACT §21): a round trip and the schema version. SQLite names its directory (`dir`),
+ * PostgreSQL its URL without the password (`uri`); both are redacted for anonymous callers.
+ */
+export function databaseProbe(db: UserDatabase): Probe {
+  const fields =
+    db.backend === 'postgres'
+      ? { backend: 'postgres', uri: db.location }
+      : { backend: 'sqlite', dir: path.dirname(db.location) };
+  return {
+    fields,
+    run: async () => {
+      const start = process.hrtime.bigint();
+      await db.ping();
+      const latency = elapsed(start);
+      return { status: 'ok', ...fields, schema_version: await db.schemaVersion(), latency_ms: latency };
     },
   };
 }

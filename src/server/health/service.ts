@@ -14,7 +14,8 @@ export interface HealthBody {
     version: string;
     uptime_seconds: number;
     time: string;
-    checks: { rawstore: Check; graphdb: Check; wiki: Check };
+    /** `database` (CONTRACT §21) is checked when the service was given the user database's probe. */
+    checks: { rawstore: Check; graphdb: Check; wiki: Check; database?: Check };
     parser?: ParserCounters;
   };
 }
@@ -47,7 +48,7 @@ export class HealthService {
   private round: { readonly checks: Promise<Checks>; settledAt: number | null } | null = null;
 
   constructor(
-    private readonly probes: { rawstore: Probe; graphdb: Probe; wiki: Probe },
+    private readonly probes: { rawstore: Probe; graphdb: Probe; wiki: Probe; database?: Probe },
     private readonly timeoutMs = PROBE_TIMEOUT_MS,
     /** The paper-access parser counters (`data.parser`), when the feature is on. */
     private readonly parser: (() => ParserCounters) | null = null,
@@ -56,12 +57,14 @@ export class HealthService {
 
   /** Runs the three probes in parallel, each bounded by the probe timeout. */
   private async probe(): Promise<Checks> {
-    const [rawstore, graphdb, wiki] = await Promise.all([
+    const { database } = this.probes;
+    const [rawstore, graphdb, wiki, db] = await Promise.all([
       checkWithin(this.probes.rawstore, this.timeoutMs),
       checkWithin(this.probes.graphdb, this.timeoutMs),
       checkWithin(this.probes.wiki, this.timeoutMs),
+      database ? checkWithin(database, this.timeoutMs) : null,
     ]);
-    return { rawstore, graphdb, wiki };
+    return { rawstore, graphdb, wiki, ...(db ? { database: db } : {}) };
   }
 
   /** The current round's checks: a running round is joined, a settled one is reused for `cacheMs`. */
@@ -78,8 +81,8 @@ export class HealthService {
 
   /** The health body; the probe results are at most `cacheMs` old, time and uptime are current. */
   async check(): Promise<HealthBody> {
-    const { rawstore, graphdb, wiki } = await this.checks();
-    const degraded = [rawstore, graphdb, wiki].some((c) => c.status === 'error');
+    const checks = await this.checks();
+    const degraded = Object.values(checks).some((c) => c.status === 'error');
     return {
       code: 200,
       message: degraded ? 'Dependency degraded.' : 'API is healthy.',
@@ -88,7 +91,7 @@ export class HealthService {
         version: VERSION,
         uptime_seconds: Math.floor((Date.now() - this.startedAt) / 1000),
         time: rfc3339(new Date()),
-        checks: { rawstore, graphdb, wiki },
+        checks,
         ...(this.parser ? { parser: { ...this.parser() } } : {}),
       },
     };
@@ -114,6 +117,7 @@ export function redactHealth(body: HealthBody): HealthBody {
         rawstore: redact(body.data.checks.rawstore),
         graphdb: redact(body.data.checks.graphdb),
         wiki: redact(body.data.checks.wiki),
+        ...(body.data.checks.database ? { database: redact(body.data.checks.database) } : {}),
       },
     },
   };

@@ -4,7 +4,7 @@
  * anonymous request with a bad body is 401, not 400; requests a guard rejects never count against a limit.
  */
 import type { FastifyRequest } from 'fastify';
-import { RATE_RULES, type FixedWindowLimiter, type RateRule } from '../auth/rate-limit.js';
+import { RATE_RULES, type Limiter, type RateRule } from '../auth/rate-limit.js';
 import { enforceGuard, type GuardResolvers } from '../routes/guard.js';
 import { bindPrincipal } from './audit.js';
 import { requestClientKey } from './client.js';
@@ -24,7 +24,7 @@ const RATE_CLASSES: Readonly<Record<RateLimitClass, { rule: RateRule; key: (r: F
   deviceCode: { rule: RATE_RULES.deviceCode, key: byIp },
 };
 
-export function routePolicyHook(resolvers: GuardResolvers, limiter: FixedWindowLimiter) {
+export function routePolicyHook(resolvers: GuardResolvers, limiter: Limiter) {
   return async (request: FastifyRequest): Promise<void> => {
     if (request.is404) return; // the not-found handler serves no data
     const { guard, rateLimitClass } = request.routeOptions.config;
@@ -34,7 +34,7 @@ export function routePolicyHook(resolvers: GuardResolvers, limiter: FixedWindowL
     if (rateLimitClass !== undefined) {
       const { rule, key } = RATE_CLASSES[rateLimitClass];
       const k = key(request);
-      if (k !== null) limiter.hit(rule, k);
+      if (k !== null) await limiter.hit(rule, k);
     }
   };
 }

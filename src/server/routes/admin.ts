@@ -75,7 +75,7 @@ export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
     url: string,
     summary: string,
     guard: { guard: Guard; caller: (request: FastifyRequest) => C },
-    act: (caller: C, id: string) => void,
+    act: (caller: C, id: string) => Promise<void>,
     done = 'deleted',
   ) =>
     app.route({
@@ -89,7 +89,7 @@ export const adminRoutes: RoutePlugin = async (app, { ctx }) => {
         response: { 204: Type.Null({ description: done }), 404: PbError },
       },
       handler: async (request, reply) => {
-        act(guard.caller(request), request.params.id);
+        await act(guard.caller(request), request.params.id);
         return reply.code(204).send(null);
       },
     });

@@ -18,6 +18,7 @@ export const UserRecord = Type.Object({
   name: Type.String(),
   login: Type.String(),
   avatar: Type.String(),
+  provider: Type.String({ description: 'the identity provider the user signed in with (`IDP_NAME`)' }),
   created: Type.String({ description: 'PocketBase time: `2026-05-01 12:00:00.000Z`' }),
   updated: Type.String({ description: 'PocketBase time' }),
 });
@@ -135,7 +136,7 @@ export const pocketbaseRoutes: RoutePlugin = async (app, { ctx }) => {
       },
     },
     async (request, reply) => {
-      identity.oauth.logout(pbToken(request.headers.authorization));
+      await identity.oauth.logout(pbToken(request.headers.authorization));
       return reply.code(204).send(null);
     },
   );
@@ -156,10 +157,10 @@ export const pocketbaseRoutes: RoutePlugin = async (app, { ctx }) => {
     async (request) => {
       const { id } = request.params;
       const token = pbToken(request.headers.authorization);
-      const caller = token ? identity.sessions.verify(token) : null;
-      const superuser = token && !caller ? identity.superusers.verify(token) : null;
+      const caller = token ? await identity.sessions.verify(token) : null;
+      const superuser = token && !caller ? await identity.superusers.verify(token) : null;
       if (!superuser && caller?.id !== id) throw new NotFoundError(PB_NOT_FOUND);
-      const user = identity.users.get(id);
+      const user = await identity.users.get(id);
       if (!user) throw new NotFoundError(PB_NOT_FOUND);
       return userRecord(user);
     },

@@ -7,7 +7,7 @@ import { publicBase } from '../http/client.js';
 import type { RoutePlugin } from '../http/context.js';
 import { PUBLIC, SESSION } from './guard.js';
 import { PatSpecBody, PatSpecDocument, sessionUser } from './pat.js';
-import { ErrorBody } from './schemas.js';
+import { ErrorBody, Timestamp } from './schemas.js';
 
 const DEVICE_CODE_BODY_LIMIT = 16 * 1024;
 const GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -81,6 +81,7 @@ const RequestView = Type.Object({
   available_scopes: Type.Array(ScopeName),
   scope_descriptions: Type.Record(Type.String(), Type.String()),
   max_expiry_days: Type.Integer({ minimum: MAX_EXPIRY_DAYS, maximum: MAX_EXPIRY_DAYS }),
+  expires_at: Timestamp('when the request expires (★; requests live 600 s)'),
 });
 
 const Approved = Type.Object({
@@ -138,7 +139,7 @@ export const deviceRoutes: RoutePlugin = async (app, { ctx }) => {
       },
     },
     async (request, reply) => {
-      const result = identity.devices.poll(request.body?.device_code);
+      const result = await identity.devices.poll(request.body?.device_code);
       if (!result.ok) return reply.code(400).send({ error: result.error });
       return result.token;
     },

@@ -49,14 +49,14 @@ export interface GuardResolvers {
  * anything else (no token, a PAT, the system PAT, a session on a superuser route) is the contract's 401
  * `The request requires valid superuser authorization token.`
  */
-function enforceAdminGuard(guard: Guard, admin: AdminCredentialResolver, request: FastifyRequest): void {
+async function enforceAdminGuard(guard: Guard, admin: AdminCredentialResolver, request: FastifyRequest): Promise<void> {
   const { authorization } = request.headers;
-  const superuser = admin.superuser(authorization);
+  const superuser = await admin.superuser(authorization);
   if (superuser !== null) {
     request.superuser = superuser;
     return;
   }
-  const session = guard.kind === 'superuser-or-session' ? admin.session(authorization) : null;
+  const session = guard.kind === 'superuser-or-session' ? await admin.session(authorization) : null;
   if (session === null) throw new UnauthenticatedError(PB_SUPERUSER_REQUIRED);
   request.principal = session;
 }

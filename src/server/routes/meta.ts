@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
 import { MAX_EXPIRY_DAYS, SCOPES } from '../../shared/scopes.js';
 import { VERSION } from '../../shared/version.js';
@@ -5,6 +6,10 @@ import type { RoutePlugin } from '../http/context.js';
 import { redactHealth } from '../health/service.js';
 import { PUBLIC } from './guard.js';
 import { OpenObject, Timestamp } from './schemas.js';
+
+const SWAGGER_INITIALIZER_URL = '/swagger/pks-initializer.js';
+/** `assets/` sits three levels up (as for the admin UI). */
+const SWAGGER_INITIALIZER = readFileSync(new URL('../../../assets/swagger-initializer.js', import.meta.url), 'utf8');
 
 const Check = OpenObject(
   {
@@ -45,7 +50,7 @@ const HealthResponse = Type.Object({
     version: Type.String(),
     uptime_seconds: Type.Integer({ minimum: 0 }),
     time: Timestamp(),
-    checks: Type.Object({ rawstore: Check, graphdb: Check, wiki: Check }),
+    checks: Type.Object({ rawstore: Check, graphdb: Check, wiki: Check, database: Type.Optional(Check) }),
     parser: Type.Optional(ParserCounters),
   }),
 });
@@ -58,6 +63,7 @@ export const ServerInfo = Type.Object({
   paper_access: Type.Boolean(),
   graph_configured: Type.Boolean(),
   oauth_enabled: Type.Boolean(),
+  mcp: Type.Boolean({ description: 'the MCP endpoint `/mcp` is served (CONTRACT §20)' }),
 });
 
 export const ScopeList = Type.Object({
@@ -101,6 +107,7 @@ export const metaRoutes: RoutePlugin = async (app, { ctx }) => {
       paper_access: ctx.config.paperAccessEnabled,
       graph_configured: ctx.config.graph !== null,
       oauth_enabled: ctx.config.idp.enabled,
+      mcp: true,
     }),
   );
 
@@ -117,10 +124,18 @@ export const metaRoutes: RoutePlugin = async (app, { ctx }) => {
   );
 
   app.get('/swagger/doc.json', { config: { guard: PUBLIC }, schema: { hide: true } }, async () => app.swagger());
-  // The UI plugin renders its page at `/swagger` with absolute asset paths; that page is served here as it is.
+  // The UI plugin renders its page at `/swagger` with absolute asset paths; that page is served here with its
+  // initializer swapped for one that names `/swagger/doc.json` (the plugin's reads `./json` relative to the page's
+  // address, which from `/swagger/index.html` is no document).
   let page: string | null = null;
   app.get('/swagger/index.html', { config: { guard: PUBLIC }, schema: { hide: true } }, async (_request, reply) => {
-    page ??= (await app.inject({ method: 'GET', url: '/swagger' })).body;
+    page ??= (await app.inject({ method: 'GET', url: '/swagger' })).body.replace(
+      /src="[^"]*\/swagger-initializer\.js"/,
+      `src="${SWAGGER_INITIALIZER_URL}"`,
+    );
     return reply.type('text/html; charset=utf-8').send(page);
   });
+  app.get(SWAGGER_INITIALIZER_URL, { config: { guard: PUBLIC }, schema: { hide: true } }, async (_request, reply) =>
+    reply.type('text/javascript; charset=utf-8').send(SWAGGER_INITIALIZER),
+  );
 };

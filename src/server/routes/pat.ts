@@ -101,7 +101,7 @@ export const patRoutes: RoutePlugin = async (app, { ctx }) => {
     },
     async (request, reply) => {
       const spec = validatePatSpec(request.body);
-      const pat = identity.pats.mint(sessionUser(request.principal), spec);
+      const pat = await identity.pats.mint(sessionUser(request.principal), spec);
       return reply.code(201).send({
         id: pat.id,
         name: pat.name,
@@ -127,7 +127,7 @@ export const patRoutes: RoutePlugin = async (app, { ctx }) => {
     },
     async (request) => {
       const now = identity.now();
-      return { tokens: identity.pats.list(sessionUser(request.principal)).map((p) => listedPat(p, now)) };
+      return { tokens: (await identity.pats.list(sessionUser(request.principal))).map((p) => listedPat(p, now)) };
     },
   );
 
@@ -143,7 +143,7 @@ export const patRoutes: RoutePlugin = async (app, { ctx }) => {
       },
     },
     async (request) => {
-      if (!identity.pats.revoke(request.params.id, sessionUser(request.principal))) {
+      if (!(await identity.pats.revoke(request.params.id, sessionUser(request.principal)))) {
         throw new NotFoundError('token not found');
       }
       return { ok: true as const };

@@ -161,8 +161,8 @@ describe('auth login: device flow against pksd (§16.4 step 3)', () => {
   let session: string;
   beforeAll(async () => {
     srv = await startTestServer();
-    identity = openIdentity(srv.config, pino({ level: 'silent' }), { background: false });
-    const { user } = identity.users.upsertFromIdp({
+    identity = await openIdentity(srv.config, pino({ level: 'silent' }), { background: false });
+    const { user } = await identity.users.upsertFromIdp({
       provider: 'github',
       providerUserId: 'id-alice',
       login: 'alice',
@@ -173,7 +173,7 @@ describe('auth login: device flow against pksd (§16.4 step 3)', () => {
     session = identity.sessions.issue(user);
   });
   afterAll(async () => {
-    identity.close();
+    await identity.close();
     await srv.close();
   });
 

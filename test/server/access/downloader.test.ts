@@ -36,17 +36,19 @@ describe('paper access on', () => {
 
   beforeAll(async () => {
     ({ d, s } = await startAccessStack({ SVC_PREPRINT_FETCH_CONCURRENT: '2', SVC_ALLOWED_IDP_LOGINS: 'reader' }));
-    const identity = openTestIdentity(s.config);
+    const identity = await openTestIdentity(s.config);
     try {
-      const user = testUser(identity, 'reader');
-      readPat = identity.pats.mint(user.id, {
-        name: 'r',
-        description: '',
-        expiresInDays: 1,
-        scopes: ['papers:read'] as never,
-      }).plaintext;
+      const user = await testUser(identity, 'reader');
+      readPat = (
+        await identity.pats.mint(user.id, {
+          name: 'r',
+          description: '',
+          expiresInDays: 1,
+          scopes: ['papers:read'] as never,
+        })
+      ).plaintext;
     } finally {
-      identity.close();
+      await identity.close();
     }
   });
   afterAll(() => stopAccessStack({ d, s }));

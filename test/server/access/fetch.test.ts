@@ -20,15 +20,16 @@ const clock = new OffsetClock();
 
 beforeAll(async () => {
   ({ d, s } = await startAccessStack({ SVC_ALLOWED_IDP_LOGINS: 'reader' }, { clock }));
-  const identity = openTestIdentity(s.config);
+  const identity = await openTestIdentity(s.config);
   try {
-    const user = testUser(identity, 'reader');
-    const mint = (scopes: string[]) =>
-      identity.pats.mint(user.id, { name: 'f', description: '', expiresInDays: 1, scopes: scopes as never }).plaintext;
-    readPat = mint(['papers:read']);
-    writePat = mint(['papers:write']);
+    const user = await testUser(identity, 'reader');
+    const mint = async (scopes: string[]) =>
+      (await identity.pats.mint(user.id, { name: 'f', description: '', expiresInDays: 1, scopes: scopes as never }))
+        .plaintext;
+    readPat = await mint(['papers:read']);
+    writePat = await mint(['papers:write']);
   } finally {
-    identity.close();
+    await identity.close();
   }
 });
 afterAll(() => stopAccessStack({ d, s }));

@@ -2,7 +2,8 @@
  * CONTRACT §11.5 rate limiter: one token bucket (float rate, burst 2) shared by PDF downloads and abstract
  * lookups; every HTTP request that leaves takes a token, retries and redirects included. Driven on a virtual
  * clock against the arXiv double: at the defaults at most ⌊2 + 60 × 0.33⌋ = 21 requests leave in any 60 s
- * window; at SVC_PREPRINT_FETCH_RPS=1 at most 62.
+ * window; at SVC_PREPRINT_FETCH_RPS=1 at most 62. The bucket is kept in the user database as pksd keeps it
+ * (SQLite, or PostgreSQL with PKS_TEST_USER_DB=postgres; §21).
  */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
@@ -10,16 +11,34 @@ import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { PreprintFetcher } from '../../../src/server/access/preprint-fetcher.js';
 import { TokenBucket } from '../../../src/server/access/token-bucket.js';
+import { PostgresUserDatabase } from '../../../src/server/db/postgres-user-database.js';
+import { SqliteUserDatabase } from '../../../src/server/db/sqlite-user-database.js';
+import type { UserDatabase } from '../../../src/server/db/user-database.js';
 import { parsePreprintId, parseVersionedId } from '../../../src/shared/ids.js';
 import { Stager } from '../../../src/server/papers/staging.js';
 import { fakePdf, startArxivDouble, type ArxivDouble } from '../../support/upstreams/arxiv.js';
+import { TEST_USER_DB, userDbEnv } from '../../support/user-db.js';
 import { until, VirtualClock } from './support/clocks.js';
 
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'pks-limiter-'));
 });
-afterAll(() => rm(dir, { recursive: true, force: true }));
+const databases: UserDatabase[] = [];
+afterAll(async () => {
+  for (const db of databases.splice(0)) await db.close();
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** A fresh user database of the run's backend: each bucket starts full. */
+async function userDatabase(): Promise<UserDatabase> {
+  const dbDir = path.join(dir, `pb_data-${databases.length}`);
+  const env = await userDbEnv(dbDir);
+  const db =
+    TEST_USER_DB === 'postgres' ? await PostgresUserDatabase.open(env['SVC_DB_URL']!) : new SqliteUserDatabase(dbDir);
+  databases.push(db);
+  return db;
+}
 
 /** The most requests whose arrival times fall into any window of `windowMs` (inclusive ends). */
 function maxInWindow(times: readonly number[], windowMs: number): number {
@@ -47,7 +66,7 @@ async function run(scenario: Scenario): Promise<{ times: number[]; requests: num
   const clock = new VirtualClock();
   const arxiv: ArxivDouble = await startArxivDouble({ now: () => clock.now() });
   try {
-    const limiter = new TokenBucket(scenario.rps, 2, clock);
+    const limiter = new TokenBucket(scenario.rps, 2, clock, (await userDatabase()).buckets);
     const stager = new Stager(path.join(dir, 'tmp'));
     const fetcher = new PreprintFetcher({
       baseUrl: arxiv.baseUrl,
@@ -104,7 +123,7 @@ describe('preprint rate limiter (virtual clock, retries and redirects counted)',
 
   it('the bucket starts full with 2 tokens and refills at the float rate', async () => {
     const clock = new VirtualClock();
-    const bucket = new TokenBucket(0.33, 2, clock);
+    const bucket = new TokenBucket(0.33, 2, clock, (await userDatabase()).buckets);
     const granted: number[] = [];
     const takes = Array.from({ length: 4 }, () => bucket.take().then(() => granted.push(clock.now() - start)));
     const start = clock.now();

@@ -73,18 +73,18 @@ describe('the admin operations × every credential kind', () => {
   beforeAll(async () => {
     const logins = Array.from({ length: 60 }, (_, i) => `admin${i + 1}`);
     h = await authHarness({ SVC_ALLOWED_IDP_LOGINS: logins.join(',') });
-    h.identity.superusers.upsert('root@example.org', 'correct horse battery');
+    await h.identity.superusers.upsert('root@example.org', 'correct horse battery');
     const su = await h.identity.superusers.authenticate('root@example.org', 'correct horse battery');
     superuser = h.identity.superusers.issue(su!);
   });
   afterAll(() => h.close());
 
   /** A fresh user with a session, a full-scope PAT and a PAT to delete: calls consume nothing shared. */
-  function freshUser(): Fresh & { session: string; pat: string } {
-    const { user, token } = h.login(`admin${++n}`);
+  async function freshUser(): Promise<Fresh & { session: string; pat: string }> {
+    const { user, token } = await h.login(`admin${++n}`);
     const mint = () =>
       h.identity.pats.mint(user.id, { name: 'p', description: '', expiresInDays: 5, scopes: [...SCOPE_NAMES] });
-    return { userId: user.id, patId: mint().id, session: token, pat: mint().plaintext };
+    return { userId: user.id, patId: (await mint()).id, session: token, pat: (await mint()).plaintext };
   }
 
   function headers(cred: Cred, f: { session: string; pat: string }): Record<string, string> {
@@ -115,13 +115,13 @@ describe('the admin operations × every credential kind', () => {
 
   const cases = ROWS.flatMap((row) => CREDS.map((cred) => [row.name, cred, row] as const));
   it.each(cases)('%s with %s', async (_name, cred, row) => {
-    const f = freshUser();
+    const f = await freshUser();
     const res = await h.inject({ method: row.method, url: row.url(f), headers: headers(cred, f) });
     if (admitted(row, cred)) {
       expect(res.statusCode, res.body).toBe(row.success);
-      if (row.name === 'delete a user') expect(h.identity.users.get(f.userId)).toBeNull();
-      if (row.name === 'delete a PAT') expect(h.identity.pats.get(f.patId)).toBeNull();
-      if (row.name === 'revoke sessions') expect(h.identity.sessions.verify(f.session)).toBeNull();
+      if (row.name === 'delete a user') expect(await h.identity.users.get(f.userId)).toBeNull();
+      if (row.name === 'delete a PAT') expect(await h.identity.pats.get(f.patId)).toBeNull();
+      if (row.name === 'revoke sessions') expect(await h.identity.sessions.verify(f.session)).toBeNull();
       if (row.name === 'list PATs' && cred === 'session') {
         // A session sees its own PATs only.
         const users = new Set(res.json().items.map((p: { user: string }) => p.user));
@@ -133,14 +133,14 @@ describe('the admin operations × every credential kind', () => {
     expect(res.json()).toEqual({ status: 401, message: PB_SUPERUSER_REQUIRED, data: {} });
     expect(res.headers['www-authenticate']).toBe('Bearer');
     // Nothing happened.
-    expect(h.identity.users.get(f.userId)).not.toBeNull();
-    expect(h.identity.pats.get(f.patId)).not.toBeNull();
-    expect(h.identity.sessions.verify(f.session)).not.toBeNull();
+    expect(await h.identity.users.get(f.userId)).not.toBeNull();
+    expect(await h.identity.pats.get(f.patId)).not.toBeNull();
+    expect(await h.identity.sessions.verify(f.session)).not.toBeNull();
   });
 
   it("a session deletes only its own PAT: another user's is 404 and stays", async () => {
-    const owner = freshUser();
-    const other = freshUser();
+    const owner = await freshUser();
+    const other = await freshUser();
     const res = await h.inject({
       method: 'DELETE',
       url: `/api/collections/pat_tokens/records/${owner.patId}`,
@@ -148,7 +148,7 @@ describe('the admin operations × every credential kind', () => {
     });
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ status: 404, message: "The requested resource wasn't found.", data: {} });
-    expect(h.identity.pats.get(owner.patId)).not.toBeNull();
+    expect(await h.identity.pats.get(owner.patId)).not.toBeNull();
   });
 });
 
@@ -157,7 +157,7 @@ describe('audit label of the admin routes', () => {
   let identity: Identity;
   beforeAll(async () => {
     srv = await startTestServer();
-    identity = openTestIdentity(srv.config);
+    identity = await openTestIdentity(srv.config);
   });
   afterAll(async () => {
     identity?.close();
@@ -165,7 +165,7 @@ describe('audit label of the admin routes', () => {
   });
 
   it("a superuser's request is logged with auth=superuser and its id; a refused one without a label", async () => {
-    identity.superusers.upsert('audit-root@example.org', 'audit superuser password');
+    await identity.superusers.upsert('audit-root@example.org', 'audit superuser password');
     const su = await identity.superusers.authenticate('audit-root@example.org', 'audit superuser password');
     const token = identity.superusers.issue(su!);
     expect((await srv.fetch('/api/admin/settings', { headers: bearer(token) })).status).toBe(200);

@@ -14,8 +14,8 @@ describe.skipIf(!CHROMIUM)('admin UI in a real browser', () => {
   let browser: Browser;
   beforeAll(async () => {
     srv = await startTestServer();
-    identity = openTestIdentity(srv.config);
-    identity.superusers.upsert('root@example.org', 'correct horse battery');
+    identity = await openTestIdentity(srv.config);
+    await identity.superusers.upsert('root@example.org', 'correct horse battery');
     browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] });
   });
   afterAll(async () => {
@@ -25,8 +25,8 @@ describe.skipIf(!CHROMIUM)('admin UI in a real browser', () => {
   });
 
   it('signs in, lists users and PATs, shows settings and health, revokes a PAT and sessions, under its CSP', async () => {
-    const user = testUser(identity, 'alice');
-    const pat = identity.pats.mint(user.id, {
+    const user = await testUser(identity, 'alice');
+    const pat = await identity.pats.mint(user.id, {
       name: 'laptop',
       description: '',
       expiresInDays: 30,
@@ -61,13 +61,13 @@ describe.skipIf(!CHROMIUM)('admin UI in a real browser', () => {
     expect(await page.textContent('#pats')).not.toContain(pat.plaintext);
     await page.click(`#pats tr:has-text("${pat.prefix}") button`);
     await page.waitForSelector(`#pats td:has-text("${pat.prefix}")`, { state: 'detached' });
-    expect(identity.pats.get(pat.id)).toBeNull();
+    expect(await identity.pats.get(pat.id)).toBeNull();
 
     const session = identity.sessions.issue(user);
-    expect(identity.sessions.verify(session)).not.toBeNull();
+    expect(await identity.sessions.verify(session)).not.toBeNull();
     await page.click(`#users tr:has-text("${user.id}") button:has-text("Revoke sessions")`);
-    await expect.poll(() => identity.sessions.verify(session)).toBeNull();
-    expect(identity.users.get(user.id)).not.toBeNull(); // the user stays
+    await expect.poll(async () => await identity.sessions.verify(session)).toBeNull();
+    expect(await identity.users.get(user.id)).not.toBeNull(); // the user stays
 
     expect(violations).toEqual([]);
     expect(external).toEqual([]);

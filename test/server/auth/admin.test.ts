@@ -9,7 +9,7 @@ describe('superusers and the admin routes', () => {
   let su: string;
   beforeAll(async () => {
     h = await authHarness();
-    h.identity.superusers.upsert(EMAIL, PASSWORD);
+    await h.identity.superusers.upsert(EMAIL, PASSWORD);
   });
   afterAll(() => h.close());
 
@@ -63,8 +63,8 @@ describe('superusers and the admin routes', () => {
   });
 
   it('users list pages; a user session or no token → 401', async () => {
-    const a = h.login('pagea');
-    h.login('pageb');
+    const a = await h.login('pagea');
+    await h.login('pageb');
     const res = await h.inject({
       method: 'GET',
       url: '/api/collections/users/records?page=1&perPage=1',
@@ -94,15 +94,15 @@ describe('superusers and the admin routes', () => {
   });
 
   it('PAT records: superuser sees all or filters by user; a session sees only its own; delete purges the cache', async () => {
-    const alice = h.login('alice');
-    const bob = h.login('bob');
-    const pa = h.identity.pats.mint(alice.user.id, {
+    const alice = await h.login('alice');
+    const bob = await h.login('bob');
+    const pa = await h.identity.pats.mint(alice.user.id, {
       name: 'a',
       description: '',
       expiresInDays: 5,
       scopes: ['wiki:read'],
     });
-    const pb = h.identity.pats.mint(bob.user.id, { name: 'b', description: '', expiresInDays: 5, scopes: [] });
+    const pb = await h.identity.pats.mint(bob.user.id, { name: 'b', description: '', expiresInDays: 5, scopes: [] });
     const list = (headers: Record<string, string>, filter?: string) =>
       h.inject({
         method: 'GET',
@@ -131,7 +131,7 @@ describe('superusers and the admin routes', () => {
     expect((await list(bearer(bob.token), `user='${alice.user.id}'`)).json().items).toEqual([]);
     expect((await list({ authorization: su }, 'name="x"')).statusCode).toBe(400);
 
-    expect(h.identity.pats.verify(pa.plaintext, false)).not.toBeNull(); // now cached
+    expect(await h.identity.pats.verify(pa.plaintext, false)).not.toBeNull(); // now cached
     const foreign = await h.inject({
       method: 'DELETE',
       url: `/api/collections/pat_tokens/records/${pa.id}`,
@@ -144,7 +144,7 @@ describe('superusers and the admin routes', () => {
       headers: bearer(alice.token),
     });
     expect(byOwner.statusCode).toBe(204);
-    expect(h.identity.pats.verify(pa.plaintext, false)).toBeNull();
+    expect(await h.identity.pats.verify(pa.plaintext, false)).toBeNull();
     const bySu = await h.inject({
       method: 'DELETE',
       url: `/api/collections/pat_tokens/records/${pb.id}`,
@@ -154,21 +154,21 @@ describe('superusers and the admin routes', () => {
   });
 
   it('deleting a user (superuser) → 204; its PATs stop working at once and its sessions too', async () => {
-    const carol = h.login('carol');
-    const pat = h.identity.pats.mint(carol.user.id, {
+    const carol = await h.login('carol');
+    const pat = await h.identity.pats.mint(carol.user.id, {
       name: 'c',
       description: '',
       expiresInDays: 5,
       scopes: ['wiki:read'],
     });
-    expect(h.identity.pats.verify(pat.plaintext, false)).not.toBeNull();
+    expect(await h.identity.pats.verify(pat.plaintext, false)).not.toBeNull();
     const del = await h.inject({
       method: 'DELETE',
       url: `/api/collections/users/records/${carol.user.id}`,
       headers: { authorization: su },
     });
     expect(del.statusCode).toBe(204);
-    expect(h.identity.pats.verify(pat.plaintext, false)).toBeNull();
+    expect(await h.identity.pats.verify(pat.plaintext, false)).toBeNull();
     expect((await h.inject({ method: 'GET', url: '/api/pat', headers: bearer(carol.token) })).statusCode).toBe(401);
     const again = await h.inject({
       method: 'DELETE',
@@ -193,7 +193,7 @@ describe('superusers and the admin routes', () => {
   });
 
   it('a password reset (upsert) ends the old superuser tokens', async () => {
-    h.identity.superusers.upsert(EMAIL, PASSWORD);
+    await h.identity.superusers.upsert(EMAIL, PASSWORD);
     expect(
       (await h.inject({ method: 'GET', url: '/api/admin/settings', headers: { authorization: su } })).statusCode,
     ).toBe(401);

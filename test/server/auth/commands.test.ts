@@ -7,41 +7,45 @@ import { verifyPassword } from '../../../src/server/auth/superusers.js';
 import { SCOPES } from '../../../src/shared/scopes.js';
 import { pksd } from '../../support/cli.js';
 import { openTestIdentity } from '../../support/server.js';
+import { sql, TEST_USER_DB, userDbEnv } from '../../support/user-db.js';
 import { testConfig } from './harness.js';
 
 let dir: string;
 let env: Record<string, string>;
 
 /** Opens the database the commands will open, for `fn`. */
-function withDb<T>(fn: (identity: Identity) => T): T {
-  const identity = openTestIdentity(testConfig(dir, env));
+async function withDb<T>(fn: (identity: Identity) => T | Promise<T>): Promise<T> {
+  const identity = await openTestIdentity(testConfig(dir, env));
   try {
-    return fn(identity);
+    return await fn(identity);
   } finally {
-    identity.close();
+    await identity.close();
   }
 }
 
 /** Seeds users straight into the database the commands will open. */
 function seedUsers(...logins: string[]) {
-  return withDb((identity) =>
-    logins.map(
-      (login) =>
-        identity.users.upsertFromIdp({
-          provider: 'github',
-          providerUserId: `id-${login}`,
-          login,
-          email: `${login}@example.org`,
-          name: `Name ${login}`,
-          avatar: '',
-        }).user,
-    ),
-  );
+  return withDb(async (identity) => {
+    const users = [];
+    for (const login of logins) {
+      const { user } = await identity.users.upsertFromIdp({
+        provider: 'github',
+        providerUserId: `id-${login}`,
+        login,
+        email: `${login}@example.org`,
+        name: `Name ${login}`,
+        avatar: '',
+      });
+      users.push(user);
+    }
+    return users;
+  });
 }
 
-beforeEach(() => {
+beforeEach(async () => {
   dir = mkdtempSync(path.join(os.tmpdir(), 'pksd-cmd-'));
   env = {
+    ...(await userDbEnv(dir)),
     SVC_DB_DATA_DIR: path.join(dir, 'pb_data'),
     SVC_RAW_DIR: path.join(dir, 'raw'),
     SVC_DATA_DIR: path.join(dir, 'data'),
@@ -52,7 +56,7 @@ afterEach(() => rmSync(dir, { recursive: true, force: true }));
 
 describe('pksd pat', () => {
   it('mint prints only the plaintext on stdout and the metadata on stderr; the PAT verifies', async () => {
-    const [alice] = seedUsers('alice');
+    const [alice] = await seedUsers('alice');
     const r = await pksd(
       [
         'pat',
@@ -72,7 +76,7 @@ describe('pksd pat', () => {
     expect(r.code).toBe(0);
     expect(r.stdout).toMatch(/^pat_[A-Za-z0-9]{32}\n$/);
     const plaintext = r.stdout.trim();
-    const pat = withDb((id) => id.pats.verify(plaintext, false));
+    const pat = await withDb(async (id) => await id.pats.verify(plaintext, false));
     expect(pat).toMatchObject({ source: 'pat', userId: alice!.id, scopes: ['wiki:read', 'papers:write'] });
     expect(r.stderr).toMatch(
       new RegExp(
@@ -82,7 +86,7 @@ describe('pksd pat', () => {
   });
 
   it('mint finds the user by id or email too', async () => {
-    const [alice] = seedUsers('alice');
+    const [alice] = await seedUsers('alice');
     for (const ref of [alice!.id, 'alice@example.org']) {
       const r = await pksd(
         ['pat', 'mint', '--user', ref, '--name', 'n', '--scopes', '', '--expires-in-days', '1'],
@@ -94,7 +98,7 @@ describe('pksd pat', () => {
   });
 
   it('mint: unknown user → exit 1 with the contract message', async () => {
-    seedUsers('alice');
+    await seedUsers('alice');
     const r = await pksd(
       ['pat', 'mint', '--user', 'mallory', '--name', 'n', '--scopes', 'wiki:read', '--expires-in-days', '1'],
       env,
@@ -112,7 +116,7 @@ describe('pksd pat', () => {
     [['--expires-in-days', 'ten'], 'expires_in_days is required and must be an integer between 1 and 365'],
     [['--name', ' '], 'name required'],
   ])('mint validates as POST /api/pat: %j → exit 2', async (override, message) => {
-    seedUsers('alice');
+    await seedUsers('alice');
     const args: Record<string, string> = {
       '--user': 'alice',
       '--name': 'n',
@@ -132,7 +136,7 @@ describe('pksd pat', () => {
   });
 
   it('list prints the table and JSON lines; --user filters; revoke deletes', async () => {
-    seedUsers('alice', 'bob');
+    await seedUsers('alice', 'bob');
     const a = (
       await pksd(
         ['pat', 'mint', '--user', 'alice', '--name', 'alpha', '--scopes', 'graph:read', '--expires-in-days', '7'],
@@ -179,7 +183,7 @@ describe('pksd pat', () => {
     const revoked = await pksd(['pat', 'revoke', String(rows[0]!['id'])], env, dir);
     expect(revoked.code).toBe(0);
     expect(revoked.stderr).toBe(`revoked: ${String(rows[0]!['id'])} (prefix ${a.slice(0, 12)})\n`);
-    expect(withDb((id) => id.pats.verify(a, false))).toBeNull();
+    expect(await withDb(async (id) => await id.pats.verify(a, false))).toBeNull();
     const unknown = await pksd(['pat', 'revoke', String(rows[0]!['id'])], env, dir);
     expect(unknown.code).toBe(1);
   });
@@ -193,7 +197,7 @@ describe('pksd pat', () => {
 
 describe('pksd users list', () => {
   it('prints ID LOGIN EMAIL NAME PROVIDER CREATED, or JSON lines', async () => {
-    const [alice, bob] = seedUsers('alice', 'bob');
+    const [alice, bob] = await seedUsers('alice', 'bob');
     const r = await pksd(['users', 'list'], env, dir);
     expect(r.code).toBe(0);
     const lines = r.stdout.trimEnd().split('\n');
@@ -217,11 +221,12 @@ describe('pksd superuser', () => {
     const c = await pksd(['superuser', 'upsert', 'Admin@Example.org', 'correct horse'], nested, dir);
     expect(c.code).toBe(0);
     expect(c.stderr).toBe('superuser admin@example.org created\n');
-    expect(statSync(path.join(dir, 'fresh', 'pb_data', 'pksd.db')).isFile()).toBe(true);
+    if (TEST_USER_DB === 'sqlite') expect(statSync(path.join(dir, 'fresh', 'pb_data', 'pksd.db')).isFile()).toBe(true);
     const u = await pksd(['superuser', 'upsert', 'admin@example.org', 'battery staple'], nested, dir);
     expect(u.stderr).toBe('superuser admin@example.org updated\n');
     env = nested;
-    const hash = withDb((id) => id.db.prepare('SELECT password_hash FROM superusers').pluck().get() as string);
+    const [row] = await withDb((id) => sql(id.db, 'SELECT password_hash FROM superusers'));
+    const hash = row!['password_hash'] as string;
     expect(hash).toMatch(/^scrypt\$32768\$8\$1\$/);
     expect(await verifyPassword('battery staple', hash)).toBe(true);
     expect(await verifyPassword('correct horse', hash)).toBe(false);

@@ -2,12 +2,13 @@ import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { normalizeUserCode } from '../../../src/server/auth/device.js';
 import { SCOPES } from '../../../src/shared/scopes.js';
 import { authHarness, bearer, SYSTEM_PAT, T0, type AuthHarness } from './harness.js';
+import { sql } from '../../support/user-db.js';
 
 const SPEC = { name: 'pks-cli-host-2026-05-01', expires_in_days: 90, scopes: ['wiki:read'] };
 
 describe('device authorization flow', () => {
   let h: AuthHarness;
-  let alice: ReturnType<AuthHarness['login']>;
+  let alice: Awaited<ReturnType<AuthHarness['login']>>;
 
   const start = async (payload: object = SPEC, headers: Record<string, string> = {}) => {
     const res = await h.inject({ method: 'POST', url: '/api/oauth/device/code', payload, headers });
@@ -38,7 +39,7 @@ describe('device authorization flow', () => {
 
   beforeEach(async () => {
     h = await authHarness({ SVC_PUBLIC_URL: 'https://pks.example.org' });
-    alice = h.login('alice');
+    alice = await h.login('alice');
   });
   afterEach(() => h.close());
 
@@ -54,8 +55,8 @@ describe('device authorization flow', () => {
       expires_in: 600,
       interval: 5,
     });
-    const row = h.identity.db.prepare('SELECT * FROM device_requests').get() as Record<string, unknown>;
-    expect(row['status']).toBe('pending');
+    const [row] = await sql(h.identity.db, 'SELECT * FROM device_requests');
+    expect(row!['status']).toBe('pending');
     expect(JSON.stringify(row)).not.toContain(body.device_code); // stored only as sha256
   });
 
@@ -109,7 +110,7 @@ describe('device authorization flow', () => {
       scopes: ['graph:read', 'papers:write'],
       expires_at: new Date(T0 + 30_000 + 7 * 86_400_000).toISOString().replace('.000', ''),
     });
-    expect(h.identity.pats.verify(body.plaintext, false)).toMatchObject({
+    expect(await h.identity.pats.verify(body.plaintext, false)).toMatchObject({
       userId: alice.user.id,
       scopes: ['graph:read', 'papers:write'],
     });
@@ -269,6 +270,7 @@ describe('device authorization flow', () => {
   });
 
   it('GET device/code?user_code= shows the pending request with the vocabulary', async () => {
+    const startedAt = h.clock.now();
     const { user_code } = await start({ ...SPEC, description: 'my laptop' });
     const res = await lookup(user_code.replace('-', ''));
     expect(res.statusCode).toBe(200);
@@ -282,6 +284,7 @@ describe('device authorization flow', () => {
       available_scopes: SCOPES.map((s) => s.name),
       scope_descriptions: Object.fromEntries(SCOPES.map((s) => [s.name, s.description])),
       max_expiry_days: 365,
+      expires_at: new Date(startedAt + 600_000).toISOString().replace(/\.\d{3}Z$/, 'Z'),
     });
   });
 
@@ -299,7 +302,7 @@ describe('device authorization flow', () => {
 
   it('device session routes refuse PATs and the system PAT (403) and anonymous callers (401)', async () => {
     const { user_code } = await start();
-    const pat = h.identity.pats.mint(alice.user.id, {
+    const pat = await h.identity.pats.mint(alice.user.id, {
       name: 'p',
       description: '',
       expiresInDays: 1,
@@ -327,7 +330,7 @@ describe('device authorization flow', () => {
     expect(sixth.headers['retry-after']).toBe('60');
     expect(sixth.json().detail).toMatch(/^rate limit exceeded: at most 5 requests per minute for .+; retry in 60 s$/);
     expect((await lookup(user_code)).statusCode).toBe(429); // even a valid code, within the window
-    expect((await lookup(user_code, h.login('bob').token)).statusCode).toBe(200); // per user
+    expect((await lookup(user_code, (await h.login('bob')).token)).statusCode).toBe(200); // per user
     h.clock.advance(60_000);
     expect((await lookup(user_code)).statusCode).toBe(200);
   });
@@ -350,9 +353,9 @@ describe('device authorization flow', () => {
     await start();
     h.clock.advance(600_000 + 86_400_000);
     await start();
-    expect(h.identity.devices.cleanup()).toBe(0);
+    expect(await h.identity.devices.cleanup()).toBe(0);
     h.clock.advance(1);
-    expect(h.identity.devices.cleanup()).toBe(1);
+    expect(await h.identity.devices.cleanup()).toBe(1);
   });
 });
 

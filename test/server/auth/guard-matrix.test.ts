@@ -5,6 +5,7 @@ import { PB_SUPERUSER_REQUIRED } from '../../../src/server/auth/pocketbase.js';
 import { AUTH_REQUIRED, INVALID_CREDENTIAL, SESSION_REQUIRED, type Guard } from '../../../src/server/routes/guard.js';
 import { SCOPE_NAMES, scopesCover } from '../../../src/shared/scopes.js';
 import { openTestIdentity, startTestServer, testUser, type TestServer } from '../../support/server.js';
+import { sql } from '../../support/user-db.js';
 
 const SYSTEM_PAT = 'system-pat-for-guard-matrix-01';
 const NARROW_SYSTEM_PAT = 'narrow-system-pat-for-matrix-02';
@@ -43,7 +44,7 @@ export function expectedGuard(method: string, url: string): Guard {
 
 /** A signed-in superuser's token (CONTRACT §7.9). */
 async function superuserToken(identity: Identity): Promise<string> {
-  identity.superusers.upsert('matrix-root@example.org', 'matrix superuser password');
+  await identity.superusers.upsert('matrix-root@example.org', 'matrix superuser password');
   const su = await identity.superusers.authenticate('matrix-root@example.org', 'matrix superuser password');
   return identity.superusers.issue(su!);
 }
@@ -114,22 +115,40 @@ describe('guard matrix: every /api/* route × every credential kind', () => {
       SVC_SYSTEM_PAT: NARROW_SYSTEM_PAT,
       SVC_SYSTEM_PAT_SCOPES: NARROW_SCOPES.join(','),
     });
-    identity = openTestIdentity(srv.config);
-    const user = testUser(identity, 'matrix');
-    const mint = (scopes: readonly string[]) =>
-      identity.pats.mint(user.id, { name: 'm', description: '', expiresInDays: 30, scopes: scopes as never }).plaintext;
-    const expired = identity.pats.mint(user.id, { name: 'e', description: '', expiresInDays: 1, scopes: SCOPE_NAMES });
-    identity.db.prepare('UPDATE pat_tokens SET expires_at = 0 WHERE id = ?').run(expired.id);
-    const revoked = identity.pats.mint(user.id, { name: 'r', description: '', expiresInDays: 1, scopes: SCOPE_NAMES });
-    identity.pats.revoke(revoked.id);
+    identity = await openTestIdentity(srv.config);
+    const user = await testUser(identity, 'matrix');
+    const mint = async (scopes: readonly string[]) =>
+      (await identity.pats.mint(user.id, { name: 'm', description: '', expiresInDays: 30, scopes: scopes as never }))
+        .plaintext;
+    const expired = await identity.pats.mint(user.id, {
+      name: 'e',
+      description: '',
+      expiresInDays: 1,
+      scopes: SCOPE_NAMES,
+    });
+    await sql(identity.db, 'UPDATE pat_tokens SET expires_at = 0 WHERE id = ?', expired.id);
+    const revoked = await identity.pats.mint(user.id, {
+      name: 'r',
+      description: '',
+      expiresInDays: 1,
+      scopes: SCOPE_NAMES,
+    });
+    await identity.pats.revoke(revoked.id);
     creds.push(
       { label: 'no header', token: null, kind: 'none', scopes: [] },
       { label: 'bad token', token: 'garbage', kind: 'invalid', scopes: [] },
       { label: 'foreign-shaped PAT', token: 'pat_' + 'A'.repeat(32), kind: 'invalid', scopes: [] },
       { label: 'expired PAT', token: expired.plaintext, kind: 'invalid', scopes: [] },
       { label: 'revoked PAT', token: revoked.plaintext, kind: 'invalid', scopes: [] },
-      { label: 'PAT with no scopes', token: mint([]), kind: 'pat', scopes: [] },
-      ...SCOPE_NAMES.map((s): Credential => ({ label: `PAT ${s}`, token: mint([s]), kind: 'pat', scopes: [s] })),
+      { label: 'PAT with no scopes', token: await mint([]), kind: 'pat', scopes: [] },
+      ...(await Promise.all(
+        SCOPE_NAMES.map(async (s): Promise<Credential> => ({
+          label: `PAT ${s}`,
+          token: await mint([s]),
+          kind: 'pat',
+          scopes: [s],
+        })),
+      )),
       { label: 'system PAT *', token: SYSTEM_PAT, kind: 'system', scopes: ['*'] },
       { label: 'session', token: identity.sessions.issue(user), kind: 'session', scopes: ['*'] },
       { label: 'superuser', token: await superuserToken(identity), kind: 'superuser', scopes: [] },

@@ -10,6 +10,7 @@ import type { FetchLike } from '../../../src/server/auth/oauth.js';
 import { CredentialChain } from '../../../src/server/auth/system-pat.js';
 import type { User } from '../../../src/server/auth/users.js';
 import { testConfig, testUser } from '../../support/server.js';
+import { userDbEnv } from '../../support/user-db.js';
 import type { Config } from '../../../src/server/config/types.js';
 import type { App } from '../../../src/server/http/context.js';
 import type { Timeouts } from '../../../src/server/http/timeouts.js';
@@ -46,7 +47,7 @@ export interface AuthHarness {
   /** Listens on a loopback port (for tests that need a real socket); resolves to the base URL. */
   listen(): Promise<string>;
   /** A signed-in user (created directly in the database) and its session token; see `TEST_LOGINS`. */
-  login(login?: string): { user: User; token: string };
+  login(login?: string): Promise<{ user: User; token: string }>;
   close(): Promise<void>;
 }
 
@@ -66,10 +67,18 @@ export async function authHarness(
   } = {},
 ): Promise<AuthHarness> {
   const dir = options.dir ?? mkdtempSync(path.join(os.tmpdir(), 'pksd-auth-'));
-  const config = testConfig(dir, { SVC_SYSTEM_PAT: SYSTEM_PAT, SVC_ALLOWED_IDP_LOGINS: ALLOWED.join(','), ...env });
+  const config = testConfig(dir, {
+    SVC_SYSTEM_PAT: SYSTEM_PAT,
+    SVC_ALLOWED_IDP_LOGINS: ALLOWED.join(','),
+    ...(await userDbEnv(dir)),
+    ...env,
+  });
   const clock = options.clock ?? new TestClock();
   const logger = pino({ level: 'silent' });
-  const identity = openIdentity(config, logger, { now: clock.now, ...(options.fetch ? { fetch: options.fetch } : {}) });
+  const identity = await openIdentity(config, logger, {
+    now: clock.now,
+    ...(options.fetch ? { fetch: options.fetch } : {}),
+  });
   const papers = await openPaperAssets(config, logger, { s3: null, graph: null });
   const wiki = await openWiki(config, logger);
   const app = await buildApp({
@@ -103,15 +112,15 @@ export async function authHarness(
       const address = app.server.address() as AddressInfo;
       return `http://127.0.0.1:${address.port}`;
     },
-    login(login = `${DEFAULT_LOGIN_PREFIX}${++n}`) {
-      const user = testUser(identity, login);
+    async login(login = `${DEFAULT_LOGIN_PREFIX}${++n}`) {
+      const user = await testUser(identity, login);
       return { user, token: identity.sessions.issue(user) };
     },
     async close() {
       await app.close();
       await papers.close();
       await wiki.close();
-      identity.close();
+      await identity.close();
       if (!options.dir) rmSync(dir, { recursive: true, force: true });
     },
   };

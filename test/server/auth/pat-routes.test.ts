@@ -1,5 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { authHarness, bearer, settle, SYSTEM_PAT, type AuthHarness } from './harness.js';
+import { sql } from '../../support/user-db.js';
 
 const DAY = 86_400_000;
 const SESSION_REQUIRED = {
@@ -8,13 +9,13 @@ const SESSION_REQUIRED = {
 
 describe('PAT management routes', () => {
   let h: AuthHarness;
-  let session: ReturnType<AuthHarness['login']>;
+  let session: Awaited<ReturnType<AuthHarness['login']>>;
   const create = (payload: unknown, token = session.token) =>
     h.inject({ method: 'POST', url: '/api/pat', headers: bearer(token), payload: payload as object });
 
   beforeEach(async () => {
     h = await authHarness();
-    session = h.login('alice');
+    session = await h.login('alice');
   });
   afterEach(() => h.close());
 
@@ -62,9 +63,9 @@ describe('PAT management routes', () => {
     const first = (await create({ name: 'one', expires_in_days: 1, scopes: [] })).json();
     h.clock.advance(1000);
     const second = (await create({ name: 'two', description: 'd', expires_in_days: 7, scopes: ['graph:read'] })).json();
-    const bob = h.login('bob');
+    const bob = await h.login('bob');
     await create({ name: 'bobs', expires_in_days: 7, scopes: [] }, bob.token);
-    h.identity.db.prepare('UPDATE pat_tokens SET scopes = NULL WHERE id = ?').run(first.id);
+    await sql(h.identity.db, 'UPDATE pat_tokens SET scopes = NULL WHERE id = ?', first.id);
     await h.inject({ method: 'GET', url: '/api/pat/scopes', headers: bearer(second.plaintext) });
     h.clock.advance(2 * DAY);
     // a guarded request with the second PAT records its use
@@ -142,7 +143,7 @@ describe('PAT management routes', () => {
 
   it('DELETE /api/pat/{id} revokes the owner’s token; unknown or foreign → 404 token not found', async () => {
     const pat = (await create({ name: 'n', expires_in_days: 30, scopes: ['wiki:read'] })).json();
-    const bob = h.login('bob');
+    const bob = await h.login('bob');
     const foreign = await h.inject({ method: 'DELETE', url: `/api/pat/${pat.id}`, headers: bearer(bob.token) });
     expect(foreign.statusCode).toBe(404);
     expect(foreign.json()).toEqual({ detail: 'token not found' });
@@ -188,7 +189,7 @@ describe('PAT management routes', () => {
   });
 
   it('rotating the user token key revokes every session', async () => {
-    h.identity.users.rotateTokenKey(session.user.id);
+    await h.identity.users.rotateTokenKey(session.user.id);
     expect((await h.inject({ method: 'GET', url: '/api/pat', headers: bearer(session.token) })).statusCode).toBe(401);
   });
 });

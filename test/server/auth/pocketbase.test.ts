@@ -108,6 +108,7 @@ describe('sign-in through the GitHub double', () => {
       name: 'The Octocat',
       login: 'Octocat',
       avatar: 'https://avatars.example/u/583231',
+      provider: 'github',
       created: '2026-05-01 12:00:00.000Z',
       updated: '2026-05-01 12:00:00.000Z',
     });
@@ -154,7 +155,7 @@ describe('sign-in through the GitHub double', () => {
     const again = (await signIn(h)).json();
     expect(again.record).toMatchObject({ id, name: 'Renamed' });
     expect(again.meta.isNew).toBe(false);
-    expect(h.identity.users.count()).toBe(1);
+    expect(await h.identity.users.count()).toBe(1);
   });
 
   it('a login outside the allow-list → 403, and no user record or token is created', async () => {
@@ -162,7 +163,7 @@ describe('sign-in through the GitHub double', () => {
     const res = await signIn(h);
     expect(res.statusCode).toBe(403);
     expect(res.json()).toEqual({ status: 403, message: 'This account is not authorized to sign in.', data: {} });
-    expect(h.identity.users.count()).toBe(0);
+    expect(await h.identity.users.count()).toBe(0);
   });
 
   it('the admin list also admits, case-insensitively', async () => {
@@ -173,7 +174,7 @@ describe('sign-in through the GitHub double', () => {
   it('both lists empty → nobody can sign in (fail closed)', async () => {
     const h = await harness({});
     expect((await signIn(h)).statusCode).toBe(403);
-    expect(h.identity.users.count()).toBe(0);
+    expect(await h.identity.users.count()).toBe(0);
   });
 
   it('an empty login is refused', async () => {
@@ -221,7 +222,7 @@ describe('sign-in through the GitHub double', () => {
       unknownField: 1,
     });
     expect(wrongVerifier.json()).toEqual(failed); // unknown properties are ignored on PocketBase routes
-    expect(h.identity.users.count()).toBe(0);
+    expect(await h.identity.users.count()).toBe(0);
   });
 
   it("a redirect target outside this server's origin is refused before the IdP is contacted", async () => {
@@ -245,7 +246,7 @@ describe('sign-in through the GitHub double', () => {
       expect(res.json()).toEqual({ status: 400, message: 'Failed to authenticate.', data: {} });
     }
     expect(gh.requests.filter((r) => r.path === '/login/oauth/access_token').length).toBe(exchangesBefore);
-    expect(h.identity.users.count()).toBe(0);
+    expect(await h.identity.users.count()).toBe(0);
   });
 
   it('OAuth not configured → auth-with-oauth2 400', async () => {
@@ -318,7 +319,7 @@ describe('auth-refresh and records', () => {
     });
     expect(own.statusCode).toBe(200);
     expect(own.json()).toEqual(record);
-    const other = h.login('someone');
+    const other = await h.login('someone');
     for (const [url, headers] of [
       [`/api/collections/users/records/${other.user.id}`, { authorization: token }],
       [`/api/collections/users/records/${record.id}`, {}],
@@ -348,6 +349,6 @@ describe('a generic OAuth2 provider (IDP_PROVIDER=oauth2)', () => {
     const res = await signIn(h, 'sso');
     expect(res.statusCode).toBe(200);
     expect(res.json().record).toMatchObject({ login: 'Octocat', name: 'The Octocat' });
-    expect(h.identity.users.count()).toBe(1);
+    expect(await h.identity.users.count()).toBe(1);
   });
 });

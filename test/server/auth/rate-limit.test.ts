@@ -1,13 +1,14 @@
 import type { FastifyRequest } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { FixedWindowLimiter, RATE_RULES } from '../../../src/server/auth/rate-limit.js';
+import { FixedWindowLimiter, RATE_RULES, SharedLimiter } from '../../../src/server/auth/rate-limit.js';
+import { openUserDatabase } from '../../../src/server/db/open.js';
 import { routePolicyHook } from '../../../src/server/http/route-policy.js';
 import { PUBLIC, scope, SESSION } from '../../../src/server/routes/guard.js';
 import { RateLimitedError } from '../../../src/shared/domain-errors.js';
 import { authHarness, bearer, TestClock, type AuthHarness } from './harness.js';
 
 /** The route policy hooks below guard no admin route. */
-const NO_ADMIN = { superuser: () => null, session: () => null };
+const NO_ADMIN = { superuser: async () => null, session: async () => null };
 
 describe('FixedWindowLimiter', () => {
   it('allows `limit` hits per 60 s window starting at the first hit, then 429 with Retry-After', () => {
@@ -71,7 +72,7 @@ describe('rate limits on the PAT routes', () => {
     h.inject({ method: 'POST', url: '/api/pat', headers: bearer(token), payload });
 
   it('the 11th POST /api/pat of a user within a minute → 429 with Retry-After; 400s count; other users unaffected', async () => {
-    const alice = h.login('alice');
+    const alice = await h.login('alice');
     for (let i = 0; i < 9; i++) expect((await create(alice.token)).statusCode).toBe(201);
     expect((await create(alice.token, { name: '' })).statusCode).toBe(400); // the 10th, a 400, still counts
     h.clock.advance(15_000);
@@ -85,7 +86,7 @@ describe('rate limits on the PAT routes', () => {
     // another session of the same user shares the window; another user has its own
     const again = h.identity.sessions.issue(alice.user);
     expect((await create(again)).statusCode).toBe(429);
-    expect((await create(h.login('bob').token)).statusCode).toBe(201);
+    expect((await create((await h.login('bob')).token)).statusCode).toBe(201);
 
     // GET is unlimited; the window ends 60 s after the first request
     expect((await h.inject({ method: 'GET', url: '/api/pat', headers: bearer(alice.token) })).statusCode).toBe(200);
@@ -93,15 +94,34 @@ describe('rate limits on the PAT routes', () => {
     expect((await create(alice.token)).statusCode).toBe(201);
   });
 
+  it('the window is counted in the user database: another instance on it shares the count (CONTRACT §21)', async () => {
+    const alice = await h.login('alice');
+    for (let i = 0; i < 5; i++) expect((await create(alice.token)).statusCode).toBe(201);
+    // A second instance: its own connection to the same database and its own limiter.
+    const other = await openUserDatabase(h.config);
+    try {
+      const limiter = new SharedLimiter(other.rateCounters, h.clock.now);
+      for (let i = 0; i < 5; i++) await limiter.hit(RATE_RULES.patCreate, alice.user.id);
+      await expect(limiter.hit(RATE_RULES.patCreate, alice.user.id)).rejects.toBeInstanceOf(RateLimitedError);
+    } finally {
+      await other.close();
+    }
+    const res = await create(alice.token);
+    expect(res.statusCode).toBe(429);
+    expect(res.json()).toEqual({
+      detail: 'rate limit exceeded: at most 10 requests per minute for POST /api/pat; retry in 60 s',
+    });
+  });
+
   it('requests rejected by the guard do not count', async () => {
-    const alice = h.login('alice');
-    const pat = h.identity.pats.mint(alice.user.id, { name: 'p', description: '', expiresInDays: 1, scopes: [] });
+    const alice = await h.login('alice');
+    const pat = await h.identity.pats.mint(alice.user.id, { name: 'p', description: '', expiresInDays: 1, scopes: [] });
     for (let i = 0; i < 20; i++) expect((await create(pat.plaintext)).statusCode).toBe(403);
     expect((await create(alice.token)).statusCode).toBe(201);
   });
 
   it('DELETE /api/pat/{id} is a write route: 60 per minute per user', async () => {
-    const alice = h.login('alice');
+    const alice = await h.login('alice');
     for (let i = 0; i < 60; i++) {
       expect(
         (await h.inject({ method: 'DELETE', url: `/api/pat/nope${i}`, headers: bearer(alice.token) })).statusCode,

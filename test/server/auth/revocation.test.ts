@@ -25,31 +25,32 @@ describe('revocation on a running server, made elsewhere', () => {
 
   beforeAll(async () => {
     srv = await startTestServer();
-    other = openTestIdentity(srv.config);
-    alice = testUser(other, 'alice');
+    other = await openTestIdentity(srv.config);
+    alice = await testUser(other, 'alice');
   });
   afterAll(async () => {
-    other?.close();
+    await other?.close();
     await srv?.close();
   });
 
   const statusWith = async (token: string, url = '/api/stats') =>
     (await srv.fetch(url, { headers: { Authorization: `Bearer ${token}` } })).status;
   const commandEnv = () => ({
+    ...(srv.config.dbUrl ? { SVC_DB_URL: srv.config.dbUrl } : {}),
     SVC_DB_DATA_DIR: srv.config.dbDataDir,
     SVC_RAW_DIR: srv.config.rawDir,
     SVC_DATA_DIR: srv.config.dataDir,
   });
 
   it('a PAT revoked by another instance on the same database is refused on the next request', async () => {
-    const pat = other.pats.mint(alice.id, SPEC);
+    const pat = await other.pats.mint(alice.id, SPEC);
     expect(await statusWith(pat.plaintext)).toBe(200); // now in the server's verify cache
-    other.pats.revoke(pat.id);
+    await other.pats.revoke(pat.id);
     expect(await statusWith(pat.plaintext)).toBe(401);
   });
 
   it('a PAT revoked by `pksd pat revoke` is refused on the next request', async () => {
-    const pat = other.pats.mint(alice.id, SPEC);
+    const pat = await other.pats.mint(alice.id, SPEC);
     expect(await statusWith(pat.plaintext)).toBe(200);
     const run = await pksd(['pat', 'revoke', pat.id], commandEnv());
     expect(run.code).toBe(0);
@@ -58,7 +59,7 @@ describe('revocation on a running server, made elsewhere', () => {
 
   it('`pksd users revoke-sessions <user>` ends every session of the user at once; PATs stay valid', async () => {
     const sessions = [other.sessions.issue(alice), other.sessions.issue(alice)];
-    const pat = other.pats.mint(alice.id, SPEC);
+    const pat = await other.pats.mint(alice.id, SPEC);
     for (const s of sessions) expect(await statusWith(s, '/api/pat')).toBe(200);
     const run = await pksd(['users', 'revoke-sessions', 'ALICE@example.org'], commandEnv());
     expect(run).toMatchObject({ code: 0, stdout: '', stderr: 'revoked sessions of alice\n' });
@@ -74,7 +75,7 @@ describe('logout and the admin action', () => {
   let su: string;
   beforeEach(async () => {
     h = await authHarness();
-    h.identity.superusers.upsert('root@example.org', 'correct horse battery');
+    await h.identity.superusers.upsert('root@example.org', 'correct horse battery');
     su = (
       await h.inject({
         method: 'POST',
@@ -88,9 +89,9 @@ describe('logout and the admin action', () => {
   const pat = (token: string) => h.inject({ method: 'GET', url: '/api/pat', headers: bearer(token) });
 
   it('auth-logout ends the session (and the other sessions of the user); auth-refresh then fails', async () => {
-    const { user, token } = h.login('alice');
+    const { user, token } = await h.login('alice');
     const elsewhere = h.identity.sessions.issue(user);
-    const bob = h.login('bob');
+    const bob = await h.login('bob');
     const res = await h.inject({ method: 'POST', url: '/api/collections/users/auth-logout', headers: bearer(token) });
     expect(res.statusCode).toBe(204);
     expect(res.body).toBe('');
@@ -113,8 +114,8 @@ describe('logout and the admin action', () => {
   });
 
   it('the admin action revokes every session of a user (superuser only); PATs stay valid', async () => {
-    const { user, token } = h.login('alice');
-    const minted = h.identity.pats.mint(user.id, SPEC);
+    const { user, token } = await h.login('alice');
+    const minted = await h.identity.pats.mint(user.id, SPEC);
     const revoke = (id: string, auth: string | null) =>
       h.inject({
         method: 'POST',
@@ -138,7 +139,7 @@ describe('absolute session lifetime', () => {
   it(`renewals never carry a session past ${SESSION_MAX_AGE_S / 86_400} days after its sign-in`, async () => {
     const h = await authHarness();
     try {
-      let { token } = h.login('alice');
+      let { token } = await h.login('alice');
       const refresh = async () => {
         const res = await h.inject({
           method: 'POST',
@@ -172,8 +173,8 @@ describe('the allow-list is checked on every request', () => {
     const dir = mkdtempSync(path.join(os.tmpdir(), 'pksd-allow-'));
     onTestFinished(() => rmSync(dir, { recursive: true, force: true }));
     const first = await authHarness({ SVC_ALLOWED_IDP_LOGINS: 'alice,bob' }, { dir });
-    const { user, token } = first.login('alice');
-    const minted = first.identity.pats.mint(user.id, SPEC);
+    const { user, token } = await first.login('alice');
+    const minted = await first.identity.pats.mint(user.id, SPEC);
     const use = async (h: AuthHarness) => [
       (await h.inject({ method: 'GET', url: '/api/pat', headers: bearer(token) })).statusCode,
       (await h.inject({ method: 'GET', url: '/api/stats', headers: bearer(minted.plaintext) })).statusCode,

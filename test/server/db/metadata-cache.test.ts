@@ -52,19 +52,19 @@ describe('SqliteMetadataCache', () => {
     ]);
   });
 
-  it('a miss is null; a row reads back by id and by DOI exactly as put', () => {
+  it('a miss is null; a row reads back by id and by DOI exactly as put', async () => {
     const cache = new SqliteMetadataCache(db);
-    expect(cache.get(paper.preprintId)).toBeNull();
-    cache.put(paper, new Date('2026-05-01T12:00:00Z'));
-    expect(cache.get(paper.preprintId)).toEqual(paper);
-    expect(cache.findByDoi('10.1137/s0097539795293172')).toEqual(paper);
-    expect(cache.findByDoi('10.1137/other')).toBeNull();
-    expect(cache.findByOpenAlexId('W1')).toBeNull();
+    expect(await cache.get(paper.preprintId)).toBeNull();
+    await cache.put(paper, new Date('2026-05-01T12:00:00Z'));
+    expect(await cache.get(paper.preprintId)).toEqual(paper);
+    expect(await cache.findByDoi('10.1137/s0097539795293172')).toEqual(paper);
+    expect(await cache.findByDoi('10.1137/other')).toBeNull();
+    expect(await cache.findByOpenAlexId('W1')).toBeNull();
     const row = db.prepare('SELECT fetched_at FROM paper_metadata').get() as { fetched_at: number };
     expect(row.fetched_at).toBe(Date.parse('2026-05-01T12:00:00Z'));
   });
 
-  it('put replaces the row of the same paper (an OpenAlex row completed by arXiv)', () => {
+  it('put replaces the row of the same paper (an OpenAlex row completed by arXiv)', async () => {
     const cache = new SqliteMetadataCache(db);
     const fromOpenAlex: CachedPaper = {
       preprintId: '2501.00010',
@@ -79,21 +79,21 @@ describe('SqliteMetadataCache', () => {
         source: 'openalex',
       },
     };
-    cache.put(fromOpenAlex, new Date());
-    expect(cache.findByOpenAlexId('W42')).toEqual(fromOpenAlex);
+    await cache.put(fromOpenAlex, new Date());
+    expect(await cache.findByOpenAlexId('W42')).toEqual(fromOpenAlex);
     const completed: CachedPaper = {
       preprintId: '2501.00010',
       metadata: { ...fromOpenAlex.metadata, abstract: 'An abstract.', authors: ['A. Author'], source: 'arxiv' },
     };
-    cache.put(completed, new Date());
-    expect(cache.get('2501.00010')).toEqual(completed);
+    await cache.put(completed, new Date());
+    expect(await cache.get('2501.00010')).toEqual(completed);
     expect(db.prepare('SELECT count(*) AS n FROM paper_metadata').get()).toEqual({ n: 1 });
   });
 
-  it('rows outlive the connection (no expiry)', () => {
-    new SqliteMetadataCache(db).put(paper, new Date('2020-01-01T00:00:00Z'));
+  it('rows outlive the connection (no expiry)', async () => {
+    await new SqliteMetadataCache(db).put(paper, new Date('2020-01-01T00:00:00Z'));
     db.close();
     db = openDatabase(dir);
-    expect(new SqliteMetadataCache(db).get(paper.preprintId)).toEqual(paper);
+    expect(await new SqliteMetadataCache(db).get(paper.preprintId)).toEqual(paper);
   });
 });

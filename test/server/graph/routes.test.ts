@@ -34,7 +34,7 @@ async function harness(graphUri: string | null): Promise<Harness> {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'pksd-graph-'));
   const config = testConfig(dir, { SVC_SYSTEM_PAT: SYSTEM_PAT, ...(graphUri ? { GRAPHDB_URI: graphUri } : {}) });
   const logger = pino({ level: 'silent' });
-  const identity = openIdentity(config, logger);
+  const identity = await openIdentity(config, logger);
   const papers = await openPaperAssets(config, logger, { s3: null, graph: null });
   const wiki = await openWiki(config, logger);
   const client: GraphClient | null = config.graph ? createGraphClient(config.graph) : null;
@@ -60,7 +60,7 @@ async function harness(graphUri: string | null): Promise<Harness> {
       await app.close();
       await papers.close();
       await wiki.close();
-      identity.close();
+      await identity.close();
       await client?.close();
       rmSync(dir, { recursive: true, force: true });
     },

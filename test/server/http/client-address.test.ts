@@ -7,6 +7,7 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { MAX_PENDING_REQUESTS } from '../../../src/server/auth/device.js';
 import { clientKey, proxyTrust } from '../../../src/server/http/client.js';
 import { authHarness, type AuthHarness } from '../auth/harness.js';
+import { sql } from '../../support/user-db.js';
 
 const SPEC = { name: 'laptop', expires_in_days: 30, scopes: ['wiki:read'] };
 
@@ -108,15 +109,16 @@ describe('forwarded headers', () => {
   it(`at most ${MAX_PENDING_REQUESTS} pending device requests exist at once, whoever asks`, async () => {
     h = await authHarness();
     const expiresAt = h.clock.now() + 300_000;
-    const insert = h.identity.db.prepare(
-      `INSERT INTO device_requests (id, device_code_hash, user_code, name, scopes, expires_in_days, status, created, expires_at)
-       VALUES (?, ?, ?, 'n', '[]', 1, 'pending', ?, ?)`,
+    // One statement that both SQLite and PostgreSQL run: MAX_PENDING_REQUESTS - 1 pending requests.
+    await sql(
+      h.identity.db,
+      `WITH RECURSIVE n(i) AS (SELECT 0 UNION ALL SELECT i + 1 FROM n WHERE i < ?)
+       INSERT INTO device_requests (id, device_code_hash, user_code, name, scopes, expires_in_days, status, created, expires_at)
+       SELECT 'r' || i, 'h' || i, 'C' || (10000000 + i), 'n', '[]', 1, 'pending', ?, ? FROM n`,
+      MAX_PENDING_REQUESTS - 2,
+      h.clock.now(),
+      expiresAt,
     );
-    h.identity.db.transaction(() => {
-      for (let i = 0; i < MAX_PENDING_REQUESTS - 1; i++) {
-        insert.run(`r${i}`, `h${i}`, `C${String(i).padStart(7, '0')}`, h.clock.now(), expiresAt);
-      }
-    })();
     expect((await start('192.0.2.1')).statusCode).toBe(200); // the last place
     const full = await start('192.0.2.2');
     expect(full.statusCode).toBe(429);

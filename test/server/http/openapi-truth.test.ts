@@ -58,9 +58,9 @@ describe('the OpenAPI document', () => {
   beforeAll(async () => {
     srv = await startTestServer({ SVC_SYSTEM_PAT: SYSTEM_PAT });
     doc = (await (await srv.fetch('/swagger/doc.json')).json()) as Doc;
-    identity = openTestIdentity(srv.config);
-    session = identity.sessions.issue(testUser(identity, 'truth'));
-    identity.superusers.upsert('truth-root@example.org', 'truth superuser password');
+    identity = await openTestIdentity(srv.config);
+    session = identity.sessions.issue(await testUser(identity, 'truth'));
+    await identity.superusers.upsert('truth-root@example.org', 'truth superuser password');
     const su = await identity.superusers.authenticate('truth-root@example.org', 'truth superuser password');
     superuser = identity.superusers.issue(su!);
   });

@@ -30,7 +30,7 @@ describe('the route table', () => {
     const resolve = async () => {
       throw new Error('credentials must not be read');
     };
-    const admin = { superuser: () => null, session: () => null };
+    const admin = { superuser: async () => null, session: async () => null };
     const hook = routePolicyHook({ credentials: { resolve }, admin }, new FixedWindowLimiter(new TestClock().now));
     const request = { is404: false, headers: {}, routeOptions: { config: {} } } as unknown as FastifyRequest;
     const err = await hook(request).catch((e: unknown) => e);

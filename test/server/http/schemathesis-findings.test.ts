@@ -119,7 +119,7 @@ describe('Schemathesis findings', () => {
       (p) => (p as { name?: string }).name === 'filter',
     ) as unknown as { pattern: string };
     const documented = new RegExp(param.pattern);
-    const { token } = h.login();
+    const { token } = await h.login();
     for (const [filter, status] of [
       ['', 200],
       ["user='u0123456789abcd'", 200],
@@ -139,7 +139,7 @@ describe('Schemathesis findings', () => {
   it('reading a user record documents its token as optional: without one the answer is 404, as in PocketBase', async () => {
     const op = doc.paths['/api/collections/users/records/{id}']!['get']! as Operation & { security: unknown };
     expect(op.security).toEqual([{ Bearer: [] }, {}]);
-    const { user } = h.login();
+    const { user } = await h.login();
     const res = await h.inject({ method: 'GET', url: `/api/collections/users/records/${user.id}` });
     expect(res.statusCode).toBe(404);
     expect(res.json()).toEqual({ status: 404, message: "The requested resource wasn't found.", data: {} });

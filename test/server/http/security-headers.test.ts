@@ -117,7 +117,7 @@ describe('security headers', () => {
   });
 
   it('every answer that carries a token or a PAT plaintext is not stored', async () => {
-    const { token } = h.login('alice');
+    const { token } = await h.login('alice');
     const noStore = (res: LightMyRequestResponse, where: string) => {
       expect(res.statusCode, `${where}: ${res.body}`).toBeLessThan(300);
       expect(res.headers['cache-control'], where).toBe('no-store');
@@ -133,7 +133,7 @@ describe('security headers', () => {
       await h.inject({ method: 'POST', url: '/api/collections/users/auth-refresh', headers: bearer(token) }),
       'auth-refresh',
     );
-    h.identity.superusers.upsert('root@example.org', 'correct horse battery');
+    await h.identity.superusers.upsert('root@example.org', 'correct horse battery');
     noStore(
       await h.inject({
         method: 'POST',

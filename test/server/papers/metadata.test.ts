@@ -240,7 +240,7 @@ describe('PaperMetadataService', () => {
       expect(await service.get('2501.00016')).toBeNull();
       await expect.poll(() => stack.d.arxiv.queryGate.held).toBe(1);
       stack.d.arxiv.queryGate.open();
-      await expect.poll(() => service.cached('2501.00016')?.metadata ?? null).toEqual(asMetadata(e));
+      await expect.poll(async () => (await service.cached('2501.00016'))?.metadata ?? null).toEqual(asMetadata(e));
       expect(known).toEqual([`2501.00016: ${e.title}`]);
       expect(await service.get('2501.00016')).toEqual(asMetadata(e));
       expect(queries('2501.00016')).toBe(1);

@@ -12,7 +12,7 @@ afterAll(async () => {
 
 describe('POST /api/wiki/sync/pull rate limit (§7.7)', () => {
   it('allows 60 pulls per minute per user, whatever their outcome, then 429 with Retry-After', async () => {
-    const { token } = h.login('puller');
+    const { token } = await h.login('puller');
     for (let i = 0; i < 60; i++) {
       const res = await h.inject({ method: 'POST', url: '/api/wiki/sync/pull', headers: bearer(token) });
       expect(res.statusCode).toBe(409);
@@ -28,7 +28,7 @@ describe('POST /api/wiki/sync/pull rate limit (§7.7)', () => {
     expect((await h.inject({ method: 'GET', url: '/api/wiki/sync/status', headers: bearer(token) })).statusCode).toBe(
       200,
     );
-    const other = h.login('other');
+    const other = await h.login('other');
     expect(
       (await h.inject({ method: 'POST', url: '/api/wiki/sync/pull', headers: bearer(other.token) })).statusCode,
     ).toBe(409);

@@ -109,8 +109,8 @@ export class PaperLookup {
       : [];
     const known = new Map<string, Known>();
     /** A paper's node with a title, completed by its cached row; else the row; else the node as it is. */
-    const knownOf = (preprintId: string, node: GraphPaper | undefined): Known | null => {
-      const row = metadata?.cached(preprintId)?.metadata;
+    const knownOf = async (preprintId: string, node: GraphPaper | undefined): Promise<Known | null> => {
+      const row = (await metadata?.cached(preprintId))?.metadata;
       if (node?.title || (node && !row)) {
         return {
           preprintId,
@@ -122,7 +122,7 @@ export class PaperLookup {
       return row ? { preprintId, title: row.title, authors: row.authors, published: row.published } : null;
     };
     for (const id of ids) {
-      const found = knownOf(
+      const found = await knownOf(
         id,
         nodes.find((n) => n.preprint_id === id),
       );
@@ -132,15 +132,15 @@ export class PaperLookup {
     }
     for (const doi of dois) {
       const node = nodes.find((n) => n.doi === doi);
-      const paper = node?.preprint_id ?? metadata?.cachedByDoi(doi)?.preprintId;
+      const paper = node?.preprint_id ?? (await metadata?.cachedByDoi(doi))?.preprintId;
       const indexed = this.deps.index.rowsByDoi(doi)[0]?.preprint_id;
-      const found = paper ? knownOf(paper, node) : indexed ? this.indexedKnown(indexed) : null;
+      const found = paper ? await knownOf(paper, node) : indexed ? this.indexedKnown(indexed) : null;
       if (found) known.set(`doi:${doi}`, found);
     }
     for (const oa of openalexIds) {
       const node = nodes.find((n) => n.openalex_id === oa);
-      const paper = node?.preprint_id ?? metadata?.cachedByOpenAlexId(oa)?.preprintId;
-      const found = paper ? knownOf(paper, node) : null;
+      const paper = node?.preprint_id ?? (await metadata?.cachedByOpenAlexId(oa))?.preprintId;
+      const found = paper ? await knownOf(paper, node) : null;
       if (found) known.set(`openalex:${oa}`, found);
     }
     return known;
@@ -201,7 +201,7 @@ export class PaperLookup {
     if (work === null || work.title === null) return null;
     const preprintId = work.arxivId ? (parsePreprintId(work.arxivId)?.versionless ?? null) : null;
     if (preprintId) {
-      this.deps.metadata?.remember({
+      await this.deps.metadata?.remember({
         preprintId,
         metadata: {
           title: work.title,

@@ -1,7 +1,8 @@
 /**
  * The paper-metadata cache (CONTRACT §18.1): metadata fetched from upstream, one row per preprint (versionless id),
- * kept with no expiry in the user database. The port is `MetadataCache`; `SqliteMetadataCache` is the SQLite
- * adapter over the `paper_metadata` table (migration 2), so another database can plug in later.
+ * kept with no expiry in the user database. The port is `MetadataCache` (part of the user-database port,
+ * src/server/db/user-database.ts); `SqliteMetadataCache` is the SQLite adapter over the `paper_metadata` table
+ * (migration 2); PostgreSQL's is in src/server/db/postgres-user-database.ts.
  */
 import type { Db } from '../../db/database.js';
 import type { PaperMetadata } from '../../../shared/api/registry.js';
@@ -16,16 +17,17 @@ export interface CachedPaper {
 }
 
 export interface MetadataCache {
-  get(preprintId: string): CachedPaper | null;
-  /** The paper whose metadata carries this (normalised, lower-case) DOI. */
-  findByDoi(doi: string): CachedPaper | null;
-  /** The paper whose metadata carries this OpenAlex work id (`W…`). */
-  findByOpenAlexId(openalexId: string): CachedPaper | null;
+  get(preprintId: string): Promise<CachedPaper | null>;
+  /** The paper whose metadata carries this (normalised, lower-case) DOI (the lowest id when several do). */
+  findByDoi(doi: string): Promise<CachedPaper | null>;
+  /** The paper whose metadata carries this OpenAlex work id (`W…`) (the lowest id when several do). */
+  findByOpenAlexId(openalexId: string): Promise<CachedPaper | null>;
   /** Inserts or replaces the paper's row. */
-  put(paper: CachedPaper, fetchedAt: Date): void;
+  put(paper: CachedPaper, fetchedAt: Date): Promise<void>;
 }
 
-interface Row {
+/** A `paper_metadata` row as both adapters read it. */
+export interface MetadataRow {
   preprint_id: string;
   title: string;
   authors: string;
@@ -37,7 +39,8 @@ interface Row {
   source: CachedSource;
 }
 
-const COLUMNS = 'preprint_id, title, authors, abstract, published, doi, openalex_id, cited_by_count, source';
+export const METADATA_COLUMNS =
+  'preprint_id, title, authors, abstract, published, doi, openalex_id, cited_by_count, source';
 
 /** Authors are stored as a JSON array; a row that does not hold one reads as no authors. */
 function authorsOf(text: string): string[] {
@@ -49,7 +52,7 @@ function authorsOf(text: string): string[] {
   }
 }
 
-const fromRow = (r: Row): CachedPaper => ({
+export const cachedPaperOf = (r: MetadataRow): CachedPaper => ({
   preprintId: r.preprint_id,
   metadata: {
     title: r.title,
@@ -70,15 +73,17 @@ export class SqliteMetadataCache implements MetadataCache {
   private readonly upsert;
 
   constructor(db: Db) {
-    this.byId = db.prepare<[string], Row>(`SELECT ${COLUMNS} FROM paper_metadata WHERE preprint_id = ?`);
-    this.byDoi = db.prepare<[string], Row>(
-      `SELECT ${COLUMNS} FROM paper_metadata WHERE doi = ? ORDER BY preprint_id LIMIT 1`,
+    this.byId = db.prepare<[string], MetadataRow>(
+      `SELECT ${METADATA_COLUMNS} FROM paper_metadata WHERE preprint_id = ?`,
     );
-    this.byOpenAlexId = db.prepare<[string], Row>(
-      `SELECT ${COLUMNS} FROM paper_metadata WHERE openalex_id = ? ORDER BY preprint_id LIMIT 1`,
+    this.byDoi = db.prepare<[string], MetadataRow>(
+      `SELECT ${METADATA_COLUMNS} FROM paper_metadata WHERE doi = ? ORDER BY preprint_id LIMIT 1`,
+    );
+    this.byOpenAlexId = db.prepare<[string], MetadataRow>(
+      `SELECT ${METADATA_COLUMNS} FROM paper_metadata WHERE openalex_id = ? ORDER BY preprint_id LIMIT 1`,
     );
     this.upsert = db.prepare(
-      `INSERT INTO paper_metadata (${COLUMNS}, fetched_at)
+      `INSERT INTO paper_metadata (${METADATA_COLUMNS}, fetched_at)
        VALUES (@preprint_id, @title, @authors, @abstract, @published, @doi, @openalex_id, @cited_by_count, @source,
                @fetched_at)
        ON CONFLICT (preprint_id) DO UPDATE SET title = excluded.title, authors = excluded.authors,
@@ -88,22 +93,22 @@ export class SqliteMetadataCache implements MetadataCache {
     );
   }
 
-  get(preprintId: string): CachedPaper | null {
+  async get(preprintId: string): Promise<CachedPaper | null> {
     const row = this.byId.get(preprintId);
-    return row ? fromRow(row) : null;
+    return row ? cachedPaperOf(row) : null;
   }
 
-  findByDoi(doi: string): CachedPaper | null {
+  async findByDoi(doi: string): Promise<CachedPaper | null> {
     const row = this.byDoi.get(doi);
-    return row ? fromRow(row) : null;
+    return row ? cachedPaperOf(row) : null;
   }
 
-  findByOpenAlexId(openalexId: string): CachedPaper | null {
+  async findByOpenAlexId(openalexId: string): Promise<CachedPaper | null> {
     const row = this.byOpenAlexId.get(openalexId);
-    return row ? fromRow(row) : null;
+    return row ? cachedPaperOf(row) : null;
   }
 
-  put(paper: CachedPaper, fetchedAt: Date): void {
+  async put(paper: CachedPaper, fetchedAt: Date): Promise<void> {
     const m = paper.metadata;
     this.upsert.run({
       preprint_id: paper.preprintId,

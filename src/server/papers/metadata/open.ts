@@ -5,14 +5,13 @@
  */
 import type { Logger } from 'pino';
 import type { Config } from '../../config/types.js';
-import type { Db } from '../../db/database.js';
 import type { GraphClient } from '../../graph/driver.js';
 import { openAlexClientOf } from '../../access/openalex-client.js';
 import type { TokenBucket } from '../../access/token-bucket.js';
 import type { PaperIndex } from '../paper-index.js';
 import { ArxivApiClient } from './arxiv-api.js';
 import { PaperLookup } from './lookup.js';
-import { SqliteMetadataCache } from './metadata-cache.js';
+import type { MetadataCache } from './metadata-cache.js';
 import { PaperMetadataService } from './service.js';
 
 export interface PaperMetadataModule {
@@ -21,7 +20,8 @@ export interface PaperMetadataModule {
 }
 
 export interface PaperMetadataDeps {
-  readonly db: Db;
+  /** The metadata cache of the user database (SQLite or PostgreSQL). */
+  readonly cache: MetadataCache;
   readonly graph: GraphClient | null;
   /** The preprint token bucket (§11.5) the PDF downloads and abstract-page lookups take from. */
   readonly limiter: TokenBucket;
@@ -40,7 +40,7 @@ export function openPaperMetadata(config: Config, logger: Logger, deps: PaperMet
       })
     : null;
   const service = new PaperMetadataService({
-    cache: new SqliteMetadataCache(deps.db),
+    cache: deps.cache,
     graph: deps.graph,
     arxiv,
     logger,

@@ -75,7 +75,7 @@ export class PaperMetadataService {
   /** The metadata of a paper (versionless id), in the §18.1 order; `null` when unknown. Never throws. */
   async get(versionless: string): Promise<PaperMetadata | null> {
     const [node] = await this.graphPapers({ ids: [versionless] });
-    const cached = this.cached(versionless);
+    const cached = await this.cached(versionless);
     if (node?.title) {
       const metadata = fromGraph({ ...node, title: node.title }, cached);
       this.deps.onKnown?.(versionless, metadata);
@@ -101,15 +101,15 @@ export class PaperMetadataService {
   }
 
   /** The cached row of a paper, or `null` (a cache failure is logged and reads as a miss). */
-  cached(versionless: string): CachedPaper | null {
+  cached(versionless: string): Promise<CachedPaper | null> {
     return this.fromCache(() => this.deps.cache.get(versionless));
   }
 
-  cachedByDoi(doi: string): CachedPaper | null {
+  cachedByDoi(doi: string): Promise<CachedPaper | null> {
     return this.fromCache(() => this.deps.cache.findByDoi(doi));
   }
 
-  cachedByOpenAlexId(openalexId: string): CachedPaper | null {
+  cachedByOpenAlexId(openalexId: string): Promise<CachedPaper | null> {
     return this.fromCache(() => this.deps.cache.findByOpenAlexId(openalexId));
   }
 
@@ -129,8 +129,8 @@ export class PaperMetadataService {
    * Caches metadata that arrived from OpenAlex (a lookup) and titles the paper's node. A row from arXiv stays: it
    * only takes OpenAlex's id, citation count and (when it has none) DOI.
    */
-  remember(paper: CachedPaper): void {
-    const known = this.cached(paper.preprintId)?.metadata;
+  async remember(paper: CachedPaper): Promise<void> {
+    const known = (await this.cached(paper.preprintId))?.metadata;
     const row: CachedPaper =
       known?.source === 'arxiv'
         ? {
@@ -143,22 +143,22 @@ export class PaperMetadataService {
             },
           }
         : paper;
-    this.store(row);
+    await this.store(row);
     this.titleNode(row.preprintId, row.metadata);
   }
 
-  private fromCache(read: () => CachedPaper | null): CachedPaper | null {
+  private async fromCache(read: () => Promise<CachedPaper | null>): Promise<CachedPaper | null> {
     try {
-      return read();
+      return await read();
     } catch (err) {
       this.deps.logger.warn({ err: (err as Error).message }, 'paper metadata cache read failed');
       return null;
     }
   }
 
-  private store(paper: CachedPaper): void {
+  private async store(paper: CachedPaper): Promise<void> {
     try {
-      this.deps.cache.put(paper, this.now());
+      await this.deps.cache.put(paper, this.now());
     } catch (err) {
       this.deps.logger.warn(
         { err: (err as Error).message, preprint_id: paper.preprintId },
@@ -218,7 +218,7 @@ export class PaperMetadataService {
       openalex_id: known?.openalex_id ?? null,
       cited_by_count: known?.cited_by_count ?? null,
     };
-    this.store({ preprintId: versionless, metadata });
+    await this.store({ preprintId: versionless, metadata });
     this.deps.onKnown?.(versionless, metadata);
     return metadata;
   }

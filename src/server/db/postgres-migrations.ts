@@ -1,0 +1,139 @@
+/**
+ * Versioned schema of the user database on PostgreSQL (CONTRACT §21). The version numbers are those of the SQLite
+ * schema (migrations.ts), so `pksd db status` names one schema version whichever backend holds it; the tables are
+ * PostgreSQL's own (BIGINT milliseconds, case-insensitive lookups through `lower()` indexes, `user_id` for SQLite's
+ * `user` column, which PostgreSQL reserves). Each migration runs once, in order, in a transaction, under an
+ * advisory lock (postgres-user-database.ts). Never edit a released migration: append a new one.
+ */
+import type { Migration } from './migrations.js';
+
+export const POSTGRES_MIGRATIONS: readonly Migration[] = [
+  {
+    version: 1,
+    name: 'users, PATs, device requests, superusers, the instance key',
+    sql: `
+      CREATE TABLE users (
+        id               TEXT PRIMARY KEY,
+        email            TEXT NOT NULL DEFAULT '',
+        name             TEXT NOT NULL DEFAULT '',
+        login            TEXT NOT NULL DEFAULT '',
+        avatar           TEXT NOT NULL DEFAULT '',
+        provider         TEXT NOT NULL,
+        provider_user_id TEXT NOT NULL,
+        token_key        TEXT NOT NULL,
+        created          BIGINT NOT NULL,
+        updated          BIGINT NOT NULL
+      );
+      CREATE INDEX users_login ON users (lower(login));
+      CREATE INDEX users_email ON users (lower(email));
+
+      CREATE TABLE pat_tokens (
+        seq          BIGINT GENERATED ALWAYS AS IDENTITY,
+        id           TEXT PRIMARY KEY,
+        user_id      TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        name         TEXT NOT NULL,
+        description  TEXT NOT NULL DEFAULT '',
+        prefix       TEXT NOT NULL,
+        token_hash   TEXT NOT NULL UNIQUE,
+        scopes       TEXT,
+        expires_at   BIGINT NOT NULL,
+        last_used_at BIGINT,
+        created      BIGINT NOT NULL,
+        updated      BIGINT NOT NULL
+      );
+      CREATE INDEX pat_tokens_user ON pat_tokens (user_id, created);
+
+      CREATE TABLE device_requests (
+        id               TEXT PRIMARY KEY,
+        device_code_hash TEXT NOT NULL UNIQUE,
+        user_code        TEXT NOT NULL,
+        name             TEXT NOT NULL,
+        description      TEXT NOT NULL DEFAULT '',
+        scopes           TEXT NOT NULL,
+        expires_in_days  INTEGER NOT NULL,
+        status           TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'consumed', 'expired')),
+        approved_by      TEXT REFERENCES users (id) ON DELETE SET NULL,
+        pat_id           TEXT,
+        poll_count       INTEGER NOT NULL DEFAULT 0,
+        last_poll_at     BIGINT,
+        created          BIGINT NOT NULL,
+        expires_at       BIGINT NOT NULL
+      );
+      CREATE INDEX device_requests_user_code ON device_requests (user_code, created);
+      CREATE INDEX device_requests_expires ON device_requests (expires_at);
+
+      CREATE TABLE superusers (
+        id            TEXT PRIMARY KEY,
+        email         TEXT NOT NULL,
+        password_hash TEXT NOT NULL,
+        token_key     TEXT NOT NULL,
+        created       BIGINT NOT NULL,
+        updated       BIGINT NOT NULL
+      );
+      CREATE UNIQUE INDEX superusers_email ON superusers (lower(email));
+
+      -- The instance secret every instance shares (SQLite keeps it in instance.key beside pksd.db).
+      CREATE TABLE instance_key (
+        id  INTEGER PRIMARY KEY CHECK (id = 1),
+        key BYTEA NOT NULL CHECK (length(key) = 32)
+      );
+
+      -- Moves on every change that can revoke a cached PAT (what SQLite's data_version tells a connection).
+      CREATE TABLE credential_revision (
+        id INTEGER PRIMARY KEY CHECK (id = 1),
+        n  BIGINT NOT NULL
+      );
+      INSERT INTO credential_revision (id, n) VALUES (1, 0);
+      CREATE FUNCTION bump_credential_revision() RETURNS trigger LANGUAGE plpgsql AS $$
+      BEGIN
+        UPDATE credential_revision SET n = n + 1 WHERE id = 1;
+        RETURN NULL;
+      END
+      $$;
+      CREATE TRIGGER pat_tokens_revision AFTER DELETE OR UPDATE OF token_hash, scopes, expires_at, user_id
+        ON pat_tokens FOR EACH STATEMENT EXECUTE FUNCTION bump_credential_revision();
+      CREATE TRIGGER users_revision AFTER DELETE OR UPDATE OF login, token_key
+        ON users FOR EACH STATEMENT EXECUTE FUNCTION bump_credential_revision();
+    `,
+  },
+  {
+    version: 2,
+    name: 'paper metadata cache (CONTRACT §18.1)',
+    sql: `
+      CREATE TABLE paper_metadata (
+        preprint_id    TEXT PRIMARY KEY,
+        title          TEXT NOT NULL,
+        authors        TEXT NOT NULL,
+        abstract       TEXT NOT NULL,
+        published      TEXT NOT NULL,
+        doi            TEXT,
+        openalex_id    TEXT,
+        cited_by_count BIGINT,
+        source         TEXT NOT NULL CHECK (source IN ('arxiv', 'openalex')),
+        fetched_at     BIGINT NOT NULL
+      );
+      CREATE INDEX paper_metadata_doi ON paper_metadata (doi);
+      CREATE INDEX paper_metadata_openalex_id ON paper_metadata (openalex_id);
+    `,
+  },
+  {
+    version: 3,
+    name: 'rate-limit windows (CONTRACT §7.7) and token buckets (§11.5)',
+    sql: `
+      CREATE TABLE rate_windows (
+        rule         TEXT NOT NULL,
+        key          TEXT NOT NULL,
+        window_start BIGINT NOT NULL,
+        hits         INTEGER NOT NULL,
+        PRIMARY KEY (rule, key)
+      );
+      CREATE INDEX rate_windows_start ON rate_windows (window_start);
+
+      CREATE TABLE token_buckets (
+        name       TEXT PRIMARY KEY,
+        tokens     DOUBLE PRECISION NOT NULL,
+        updated_at BIGINT NOT NULL
+      );
+    `,
+  },
+];
