@@ -42,6 +42,11 @@ export interface LocalRegistry {
   readonly url: string;
   /** Every request as `<status> <path>`, in order. */
   readonly requests: string[];
+  /**
+   * Optional peer dependencies of locked packages that the lockfile does not hold (`pg-native` of `pg`): npm asks for
+   * their packuments while resolving and installs nothing when they are missing, so their 404s are expected.
+   */
+  readonly unlockedOptionalPeers: ReadonlySet<string>;
   close(): Promise<void>;
 }
 
@@ -88,6 +93,12 @@ export async function startLocalRegistry(options: { lockfile: string; cacheDir: 
     const name = key.slice(at + 'node_modules/'.length);
     if (!packages.has(name)) packages.set(name, new Map());
     packages.get(name)!.set(entry.version, { ...entry, key });
+  }
+  const unlockedOptionalPeers = new Set<string>();
+  for (const entry of Object.values(lock.packages)) {
+    const meta = (entry.peerDependenciesMeta ?? {}) as Record<string, { optional?: boolean }>;
+    for (const [peer, m] of Object.entries(meta))
+      if (m.optional && !packages.has(peer)) unlockedOptionalPeers.add(peer);
   }
   const requests: string[] = [];
   let base = '';
@@ -139,6 +150,7 @@ export async function startLocalRegistry(options: { lockfile: string; cacheDir: 
   return {
     url: `${base}/`,
     requests,
+    unlockedOptionalPeers,
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
