@@ -199,6 +199,8 @@ describe.skipIf(!CHROMIUM || !JAVA)('README command 1: a newcomer with only ./sc
     await expect(
       gallery.getByText('Figure 2: Probability of each measurement outcome', { exact: false }).count(),
     ).resolves.toBe(1);
+    // The markdown is typeset by a chunk loaded on demand: the screenshot shows the paper, not its placeholder.
+    await page.getByText('Typesetting…').waitFor({ state: 'detached', timeout: 60_000 });
     await page.screenshot({ path: path.join(SCREENSHOT_DIR, 'dev-server-paper.png'), fullPage: true });
 
     await page.goto(`${url}/wiki/prim-quantum-fourier-transform`);

@@ -49,7 +49,7 @@ describe('npm pack → npm install -g', () => {
     } finally {
       await registry.close();
     }
-    expect(registry.requests.filter((r) => !r.startsWith('200 '))).toEqual([]);
+    expect(registry.unanswered()).toEqual([]);
     const bin = path.join(prefix, 'bin');
     expect(readdirSync(bin).sort()).toEqual(['pks', 'pksd']);
     const clean = { PATH: `${bin}:${path.dirname(process.execPath)}:/usr/bin:/bin`, HOME: dir };

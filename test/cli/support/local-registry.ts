@@ -43,10 +43,10 @@ export interface LocalRegistry {
   /** Every request as `<status> <path>`, in order. */
   readonly requests: string[];
   /**
-   * Optional peer dependencies of locked packages that the lockfile does not hold (`pg-native` of `pg`): npm asks for
-   * their packuments while resolving and installs nothing when they are missing, so their 404s are expected.
+   * The requests it could not answer, except the packuments of optional peer dependencies no lockfile entry holds
+   * (`pg-native` of `pg`): npm asks for those while resolving and installs nothing when they are missing.
    */
-  readonly unlockedOptionalPeers: ReadonlySet<string>;
+  unanswered(): string[];
   close(): Promise<void>;
 }
 
@@ -150,7 +150,8 @@ export async function startLocalRegistry(options: { lockfile: string; cacheDir: 
   return {
     url: `${base}/`,
     requests,
-    unlockedOptionalPeers,
+    unanswered: () =>
+      requests.filter((r) => !r.startsWith('200 ') && !unlockedOptionalPeers.has(r.replace(/^404 \//, ''))),
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();
