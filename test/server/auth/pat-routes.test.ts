@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { authHarness, bearer, settle, SYSTEM_PAT, type AuthHarness } from './harness.js';
+import { authHarness, bearer, SYSTEM_PAT, type AuthHarness } from './harness.js';
 import { sql } from '../../support/user-db.js';
 
 const DAY = 86_400_000;
@@ -70,8 +70,11 @@ describe('PAT management routes', () => {
     h.clock.advance(2 * DAY);
     // a guarded request with the second PAT records its use
     await h.inject({ method: 'GET', url: '/api/pat', headers: bearer(second.plaintext) });
-    await settle();
-    const tokens = (await h.inject({ method: 'GET', url: '/api/pat', headers: bearer(session.token) })).json().tokens;
+    const list = async () =>
+      (await h.inject({ method: 'GET', url: '/api/pat', headers: bearer(session.token) })).json().tokens;
+    // The use is recorded in the background, a database round trip of its own: await it, then read the list.
+    await expect.poll(async () => (await list())[0].last_used_at).toBe('2026-05-03T12:00:01Z');
+    const tokens = await list();
     expect(tokens.map((t: { name: string }) => t.name)).toEqual(['two', 'one']);
     expect(tokens[1]).toMatchObject({ scopes: [], expired: true });
     expect(tokens[0]).toMatchObject({ description: 'd', expired: false, last_used_at: '2026-05-03T12:00:01Z' });
