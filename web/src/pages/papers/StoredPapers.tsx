@@ -1,4 +1,5 @@
 import { useQuery } from '@tanstack/react-query';
+import { useRef } from 'react';
 import { Link, useSearchParams } from 'react-router';
 import { q } from '../../api/queries';
 import type { PaperListItem } from '../../api/types';
@@ -63,25 +64,32 @@ export function StoredPapers() {
   const [params, setParams] = useSearchParams();
   const filters = filtersFrom(params);
   const list = useQuery(q.papers(filters));
+  // React Router hands a functional update the params of the last render, so two changes made before the next render
+  // (clear the search, then pick a sort) would lose the first: each change builds on the last one made instead.
+  const rendered = useRef(params);
+  const latest = useRef(params);
+  if (rendered.current !== params) {
+    rendered.current = params;
+    latest.current = params;
+  }
+  const change = (edit: (next: URLSearchParams) => void, replace: boolean) => {
+    const next = new URLSearchParams(latest.current);
+    edit(next);
+    latest.current = next;
+    setParams(next, { replace });
+  };
   /** Sets one filter and goes back to the first page (a page number means nothing for another selection). */
   const set = (key: keyof typeof PARAM, value: string) =>
-    setParams(
-      (prev) => {
-        const next = new URLSearchParams(prev);
-        if (value && !(key === 'sort' && value === 'updated_at')) next.set(PARAM[key], value);
-        else next.delete(PARAM[key]);
-        next.delete('page');
-        return next;
-      },
-      { replace: true },
-    );
+    change((next) => {
+      if (value && !(key === 'sort' && value === 'updated_at')) next.set(PARAM[key], value);
+      else next.delete(PARAM[key]);
+      next.delete('page');
+    }, true);
   const goTo = (page: number) =>
-    setParams((prev) => {
-      const next = new URLSearchParams(prev);
+    change((next) => {
       if (page > 1) next.set('page', String(page));
       else next.delete('page');
-      return next;
-    });
+    }, false);
   const ref = parsePaperRef(filters.q);
   const d = list.data;
   const pages = d ? pageCount(d.total, d.per_page) : 1;
