@@ -12,7 +12,7 @@ import type { GraphClient } from '../../src/server/graph/driver.js';
 import { DRAW_CAP } from '../../web/src/lib/graph-elements.js';
 import { graphClientFor } from '../support/neo4j.js';
 import { CHROMIUM, SCREENSHOT_DIR, screenshotsAndAxe, type WebPage } from './support/browser.js';
-import { typeQuery } from './support/cypher-editor.js';
+import { retypeQuery, typeQuery } from './support/cypher-editor.js';
 import { seedSampleWiki, startGraphSignedIn, type GraphSignedInStack, type Stack } from './support/stack.js';
 
 const BULK = 600;
@@ -81,13 +81,11 @@ describe.skipIf(!CHROMIUM)('web front end: the graph explorer works like Neo4j B
     await page.goto(`${stack.url}/graph`);
     await page.getByRole('button', { name: /^:Primitive/ }).waitFor();
     const options = page.locator('.cm-tooltip-autocomplete li');
-    await page.getByRole('textbox', { name: 'Cypher query' }).click();
-    await page.keyboard.press('ControlOrMeta+a');
-    await page.keyboard.press('Delete');
+    const offered = () => options.allTextContents();
     // Nothing typed after the colon: every label, and only labels.
-    await page.keyboard.type('MATCH (x:');
+    await retypeQuery(page, 'MATCH (x:');
     await expect
-      .poll(() => options.allTextContents())
+      .poll(offered)
       .toEqual([
         'Algorithmlabel',
         'Authorlabel',
@@ -97,16 +95,14 @@ describe.skipIf(!CHROMIUM)('web front end: the graph explorer works like Neo4j B
         'ParserClaimlabel',
         'Primitivelabel',
       ]);
-    await page.keyboard.press('ControlOrMeta+a');
-    await page.keyboard.press('Delete');
-    await page.keyboard.type('MATCH (n:Alg');
-    await expect.poll(() => options.allTextContents()).toEqual(['Algorithmlabel']);
+    await retypeQuery(page, 'MATCH (n:Alg');
+    await expect.poll(offered).toEqual(['Algorithmlabel']);
     expect(await screenshotsAndAxe(page, 'explorer-completion')).toEqual([]);
     await page.keyboard.press('Enter');
     // The closing bracket the editor inserted is typed over.
     await page.keyboard.type(')-[r:');
     await expect
-      .poll(() => options.allTextContents())
+      .poll(offered)
       .toEqual([
         'AUTHOREDrelationship type',
         'DEPENDS_ONrelationship type',
@@ -117,7 +113,7 @@ describe.skipIf(!CHROMIUM)('web front end: the graph explorer works like Neo4j B
         'USESrelationship type',
       ]);
     await page.keyboard.type('DEP');
-    await expect.poll(() => options.allTextContents()).toEqual(['DEPENDS_ONrelationship type']);
+    await expect.poll(offered).toEqual(['DEPENDS_ONrelationship type']);
     // Chosen with the mouse this time.
     await options.filter({ hasText: 'DEPENDS_ON' }).click();
     await page.keyboard.type(']->(p) RETURN n, r, p');

@@ -5,32 +5,28 @@ import { resolveSettings } from '../config/load.js';
 import { SETTINGS, flagName } from '../config/settings.js';
 import { formatConfigShow, showSettings } from '../config/show.js';
 import { ExitError, type CommandIO } from './io.js';
-import { addSettingFlags, passedSettingFlags } from './setting-flags.js';
+import { passedSettingFlags, settingSubcommand } from './setting-flags.js';
 
 /** `pksd config path|show|init` (CONTRACT §15.2); never fails on an invalid configuration. */
 export function configCommand(io: CommandIO): Command {
   const cmd = new Command('config').description('inspect the effective configuration');
 
-  cmd.addCommand(
-    addSettingFlags(new Command('path'))
-      .description('print the env file that would be loaded')
-      .action((_opts, sub: Command) => {
-        const resolved = resolveSettings({ ...io.base, flags: passedSettingFlags(sub) });
-        if (!resolved.envFile) {
-          io.stderr('no env file (set SVC_ENV_FILE or create ./.env)\n');
-          throw new ExitError(1);
-        }
-        io.stdout(resolved.envFile + '\n');
-      }),
-  );
-  cmd.addCommand(
-    addSettingFlags(new Command('show'))
-      .description('print every setting with its source; secrets masked')
-      .action((_opts, sub: Command) => {
-        const { settings, errors } = showSettings({ ...io.base, flags: passedSettingFlags(sub) });
-        io.stdout(formatConfigShow(settings, errors));
-      }),
-  );
+  settingSubcommand(cmd, 'path')
+    .description('print the env file that would be loaded')
+    .action((_opts, sub: Command) => {
+      const resolved = resolveSettings({ ...io.base, flags: passedSettingFlags(sub) });
+      if (!resolved.envFile) {
+        io.stderr('no env file (set SVC_ENV_FILE or create ./.env)\n');
+        throw new ExitError(1);
+      }
+      io.stdout(resolved.envFile + '\n');
+    });
+  settingSubcommand(cmd, 'show')
+    .description('print every setting with its source; secrets masked')
+    .action((_opts, sub: Command) => {
+      const { settings, errors } = showSettings({ ...io.base, flags: passedSettingFlags(sub) });
+      io.stdout(formatConfigShow(settings, errors));
+    });
   cmd.addCommand(
     new Command('init')
       .description('write a commented env template')

@@ -11,7 +11,7 @@ import { SqliteUserDatabase } from '../db/sqlite-user-database.js';
 import { exitOnDatabaseError } from './db-errors.js';
 import { ExitError, type CommandIO } from './io.js';
 import { loadConfigOrExit } from './serve.js';
-import { addSettingFlags } from './setting-flags.js';
+import { settingSubcommand } from './setting-flags.js';
 
 /** The newest schema version this pksd knows (both backends share the numbering). */
 const KNOWN_VERSION = Math.max(...MIGRATIONS.map((m) => m.version));
@@ -59,62 +59,58 @@ const STATE_TEXT: Record<Status['state'], string> = {
 /** `pksd db status [--json]` and `pksd db copy --from-sqlite <dir> [--force]` (CONTRACT §21). */
 export function dbCommand(io: CommandIO): Command {
   const cmd = new Command('db').description('the user database (SQLite, or PostgreSQL with SVC_DB_URL)');
-  cmd.addCommand(
-    addSettingFlags(new Command('status'))
-      .description("print the user database's backend and schema version")
-      .option('--json', 'one JSON object')
-      .action(async (opts: { json?: boolean }, sub: Command) => {
-        const config = loadConfigOrExit(io, sub);
-        let status: Status;
-        try {
-          status = await readStatus(config);
-        } catch (err) {
-          exitOnDatabaseError(io, config, err);
-        }
-        if (opts.json) {
-          io.stdout(JSON.stringify(status) + '\n');
-          return;
-        }
-        io.stdout(
-          `backend: ${status.backend}\n` +
-            `location: ${status.location}\n` +
-            `schema version: ${status.schema_version ?? '-'} (this pksd: ${status.pksd_schema_version}; ` +
-            `${STATE_TEXT[status.state]})\n`,
-        );
-      }),
-  );
-  cmd.addCommand(
-    addSettingFlags(new Command('copy'))
-      .description('copy an embedded (SQLite) user database into the PostgreSQL database of SVC_DB_URL')
-      .requiredOption('--from-sqlite <dir>', 'the pb_data directory holding pksd.db and instance.key')
-      .option('--force', 'replace what the target holds when it is another deployment')
-      .action(async (opts: { fromSqlite: string; force?: boolean }, sub: Command) => {
-        const config = loadConfigOrExit(io, sub);
-        if (config.dbUrl === null) {
-          io.stderr('pksd: db copy: SVC_DB_URL is not set (the PostgreSQL database to copy into)\n');
-          throw new ExitError(2);
-        }
-        const dir = path.resolve(io.base.cwd, opts.fromSqlite);
-        if (!existsSync(path.join(dir, DB_FILE))) {
-          io.stderr(`pksd: db copy: no ${DB_FILE} in ${dir}\n`);
-          throw new ExitError(2);
-        }
-        let release: () => void;
-        try {
-          // A running server would change the source while it is read.
-          release = acquireServerLock(dir);
-        } catch (err) {
-          if (!(err instanceof LockHeldError)) throw err;
-          io.stderr(`${err.message}; stop it before copying\n`);
-          throw new ExitError(1);
-        }
-        try {
-          await copyFrom(io, config, config.dbUrl, dir, opts.force === true);
-        } finally {
-          release();
-        }
-      }),
-  );
+  settingSubcommand(cmd, 'status')
+    .description("print the user database's backend and schema version")
+    .option('--json', 'one JSON object')
+    .action(async (opts: { json?: boolean }, sub: Command) => {
+      const config = loadConfigOrExit(io, sub);
+      let status: Status;
+      try {
+        status = await readStatus(config);
+      } catch (err) {
+        exitOnDatabaseError(io, config, err);
+      }
+      if (opts.json) {
+        io.stdout(JSON.stringify(status) + '\n');
+        return;
+      }
+      io.stdout(
+        `backend: ${status.backend}\n` +
+          `location: ${status.location}\n` +
+          `schema version: ${status.schema_version ?? '-'} (this pksd: ${status.pksd_schema_version}; ` +
+          `${STATE_TEXT[status.state]})\n`,
+      );
+    });
+  settingSubcommand(cmd, 'copy')
+    .description('copy an embedded (SQLite) user database into the PostgreSQL database of SVC_DB_URL')
+    .requiredOption('--from-sqlite <dir>', 'the pb_data directory holding pksd.db and instance.key')
+    .option('--force', 'replace what the target holds when it is another deployment')
+    .action(async (opts: { fromSqlite: string; force?: boolean }, sub: Command) => {
+      const config = loadConfigOrExit(io, sub);
+      if (config.dbUrl === null) {
+        io.stderr('pksd: db copy: SVC_DB_URL is not set (the PostgreSQL database to copy into)\n');
+        throw new ExitError(2);
+      }
+      const dir = path.resolve(io.base.cwd, opts.fromSqlite);
+      if (!existsSync(path.join(dir, DB_FILE))) {
+        io.stderr(`pksd: db copy: no ${DB_FILE} in ${dir}\n`);
+        throw new ExitError(2);
+      }
+      let release: () => void;
+      try {
+        // A running server would change the source while it is read.
+        release = acquireServerLock(dir);
+      } catch (err) {
+        if (!(err instanceof LockHeldError)) throw err;
+        io.stderr(`${err.message}; stop it before copying\n`);
+        throw new ExitError(1);
+      }
+      try {
+        await copyFrom(io, config, config.dbUrl, dir, opts.force === true);
+      } finally {
+        release();
+      }
+    });
   return cmd;
 }
 

@@ -17,3 +17,8 @@ export class ExitError extends Error {
     super(message);
   }
 }
+
+/** The `--json` output of a listing: one JSON object per line. */
+export function printJsonLines(io: CommandIO, rows: readonly unknown[]): void {
+  for (const row of rows) io.stdout(JSON.stringify(row) + '\n');
+}

@@ -14,7 +14,7 @@ import { createS3Clients } from '../storage/s3-client.js';
 import { exitWith } from './exit-codes.js';
 import { ExitError, type CommandIO } from './io.js';
 import { loadConfigOrExit } from './serve.js';
-import { addSettingFlags } from './setting-flags.js';
+import { settingSubcommand } from './setting-flags.js';
 import { openCommandStore } from './storage.js';
 
 /** The lock file (in `SVC_DATA_DIR`) of a running `scholarly bootstrap`. */
@@ -101,70 +101,68 @@ function summary(filter: FilterReport | null, load: LoadReport | null, seconds: 
 /** `pksd scholarly bootstrap` (CONTRACT §15.8). */
 export function scholarlyCommand(io: CommandIO): Command {
   const cmd = new Command('scholarly').description('scholarly metadata: the OpenAlex snapshot bucket and the graph');
-  cmd.addCommand(
-    addSettingFlags(new Command('bootstrap'))
-      .description('filter the OpenAlex works snapshot into the snapshot bucket, then load it into the graph')
-      .option('--source [url|dir]', `filter from this snapshot root (default ${DEFAULT_SOURCE})`)
-      .option('--entities <list>', 'comma-separated entities whose parts are copied unmodified')
-      .option('--seed-pattern <re>', 'topic/concept pattern of seed works (case-insensitive)', DEFAULT_SEED_PATTERN)
-      .option('--no-references', 'do not keep the works that seeds reference')
-      .option('--no-citers', 'do not keep the works that cite seeds')
-      .option('--limit-parts <n>', 'read only the first N parts of each manifest')
-      .option('--no-graph', 'skip the load into the graph')
-      .option('--dry-run', 'read and count; write nothing')
-      .action(async (opts: BootstrapFlags, sub: Command) => {
-        const flags = parseFlags(io, opts);
-        const config = loadConfigOrExit(io, sub);
-        if (opts.graph && config.graph === null) {
-          usage(io, 'scholarly bootstrap loads into the graph (GRAPHDB_URI is empty); use --no-graph to only filter');
+  settingSubcommand(cmd, 'bootstrap')
+    .description('filter the OpenAlex works snapshot into the snapshot bucket, then load it into the graph')
+    .option('--source [url|dir]', `filter from this snapshot root (default ${DEFAULT_SOURCE})`)
+    .option('--entities <list>', 'comma-separated entities whose parts are copied unmodified')
+    .option('--seed-pattern <re>', 'topic/concept pattern of seed works (case-insensitive)', DEFAULT_SEED_PATTERN)
+    .option('--no-references', 'do not keep the works that seeds reference')
+    .option('--no-citers', 'do not keep the works that cite seeds')
+    .option('--limit-parts <n>', 'read only the first N parts of each manifest')
+    .option('--no-graph', 'skip the load into the graph')
+    .option('--dry-run', 'read and count; write nothing')
+    .action(async (opts: BootstrapFlags, sub: Command) => {
+      const flags = parseFlags(io, opts);
+      const config = loadConfigOrExit(io, sub);
+      if (opts.graph && config.graph === null) {
+        usage(io, 'scholarly bootstrap loads into the graph (GRAPHDB_URI is empty); use --no-graph to only filter');
+      }
+      const started = Date.now();
+      const logger = pino({ level: 'silent' });
+      const progress = (line: string) => io.stderr(`${line}\n`);
+      // One bootstrap at a time per data directory: the load creates CITES after checking that none exists, and
+      // two loads running at once could both create a pair (decisions.md).
+      let release: () => void;
+      try {
+        release = acquireFileLock(config.dataDir, BOOTSTRAP_LOCK, 'another scholarly bootstrap is running');
+      } catch (err) {
+        exitWith(io, err, 'scholarly bootstrap');
+      }
+      const { bucket, close } = openBucket(io, config);
+      const { store, close: closeStore } = openCommandStore(config);
+      const graph = opts.graph && config.graph ? createGraphClient(config.graph) : null;
+      try {
+        let filter: FilterReport | null = null;
+        if (flags.source !== null) {
+          const index = await new StoreIndexPersistence(store, logger).load();
+          filter = await filterSnapshot({
+            source: openSource(flags.source),
+            bucket,
+            seedPattern: flags.pattern,
+            inIndex: (id) => index !== null && index.versionsOf(id).length > 0,
+            references: opts.references,
+            citers: opts.citers,
+            limitParts: flags.limitParts,
+            entities: flags.entities,
+            dryRun: opts.dryRun === true,
+            tempDir: path.join(config.dataDir, 'tmp', 'scholarly'),
+            progress,
+          });
         }
-        const started = Date.now();
-        const logger = pino({ level: 'silent' });
-        const progress = (line: string) => io.stderr(`${line}\n`);
-        // One bootstrap at a time per data directory: the load creates CITES after checking that none exists, and
-        // two loads running at once could both create a pair (decisions.md).
-        let release: () => void;
-        try {
-          release = acquireFileLock(config.dataDir, BOOTSTRAP_LOCK, 'another scholarly bootstrap is running');
-        } catch (err) {
-          exitWith(io, err, 'scholarly bootstrap');
+        let load: LoadReport | null = null;
+        if (graph !== null) {
+          if (!opts.dryRun) await ensureGraphSchema(graph);
+          load = await loadSnapshot({ bucket, graph, store, logger, progress, dryRun: opts.dryRun === true });
         }
-        const { bucket, close } = openBucket(io, config);
-        const { store, close: closeStore } = openCommandStore(config);
-        const graph = opts.graph && config.graph ? createGraphClient(config.graph) : null;
-        try {
-          let filter: FilterReport | null = null;
-          if (flags.source !== null) {
-            const index = await new StoreIndexPersistence(store, logger).load();
-            filter = await filterSnapshot({
-              source: openSource(flags.source),
-              bucket,
-              seedPattern: flags.pattern,
-              inIndex: (id) => index !== null && index.versionsOf(id).length > 0,
-              references: opts.references,
-              citers: opts.citers,
-              limitParts: flags.limitParts,
-              entities: flags.entities,
-              dryRun: opts.dryRun === true,
-              tempDir: path.join(config.dataDir, 'tmp', 'scholarly'),
-              progress,
-            });
-          }
-          let load: LoadReport | null = null;
-          if (graph !== null) {
-            if (!opts.dryRun) await ensureGraphSchema(graph);
-            load = await loadSnapshot({ bucket, graph, store, logger, progress, dryRun: opts.dryRun === true });
-          }
-          io.stdout(summary(filter, load, (Date.now() - started) / 1000));
-        } catch (err) {
-          exitWith(io, err, 'scholarly bootstrap failed');
-        } finally {
-          close();
-          closeStore();
-          await graph?.close().catch(() => undefined);
-          release();
-        }
-      }),
-  );
+        io.stdout(summary(filter, load, (Date.now() - started) / 1000));
+      } catch (err) {
+        exitWith(io, err, 'scholarly bootstrap failed');
+      } finally {
+        close();
+        closeStore();
+        await graph?.close().catch(() => undefined);
+        release();
+      }
+    });
   return cmd;
 }

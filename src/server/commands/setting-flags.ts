@@ -1,4 +1,4 @@
-import { Option, type Command } from 'commander';
+import { Command, Option } from 'commander';
 import { SETTINGS, flagName } from '../config/settings.js';
 
 /** Adds every setting's `--kebab-case` flag (not the IdP ones) to a command, plus `--http` (CONTRACT §1.1). */
@@ -14,6 +14,13 @@ export function addSettingFlags(cmd: Command): Command {
   }
   cmd.addOption(new Option('--http <addr>', 'listen address (alias of --http-addr; wins over it)'));
   return cmd;
+}
+
+/** A subcommand of `parent` that reads the configuration, so takes the setting flags (`pksd db status`, …). */
+export function settingSubcommand(parent: Command, name: string): Command {
+  const sub = addSettingFlags(new Command(name));
+  parent.addCommand(sub);
+  return sub;
 }
 
 /** The setting flags actually passed on the command line, keyed by env name. */

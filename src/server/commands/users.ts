@@ -1,54 +1,49 @@
 import { Command } from 'commander';
 import { rfc3339 } from '../auth/time.js';
 import { formatTable, resolveUser, withIdentity } from './pat.js';
-import type { CommandIO } from './io.js';
-import { addSettingFlags } from './setting-flags.js';
+import { printJsonLines, type CommandIO } from './io.js';
+import { settingSubcommand } from './setting-flags.js';
 
 /** `pksd users list [--json]`, `pksd users revoke-sessions <user>` (CONTRACT §15.4). */
 export function usersCommand(io: CommandIO): Command {
   const cmd = new Command('users').description('inspect the users of this instance');
-  cmd.addCommand(
-    addSettingFlags(new Command('list'))
-      .description('list users')
-      .option('--json', 'one JSON object per line')
-      .action(async (opts: { json?: boolean }, sub: Command) => {
-        await withIdentity(io, sub, async (identity) => {
-          const users = await identity.users.list();
-          if (opts.json) {
-            for (const u of users) {
-              io.stdout(
-                JSON.stringify({
-                  id: u.id,
-                  login: u.login,
-                  email: u.email,
-                  name: u.name,
-                  provider: u.provider,
-                  created: rfc3339(u.created),
-                }) + '\n',
-              );
-            }
-            return;
-          }
-          io.stdout(
-            formatTable(
-              ['ID', 'LOGIN', 'EMAIL', 'NAME', 'PROVIDER', 'CREATED'],
-              users.map((u) => [u.id, u.login || '-', u.email || '-', u.name || '-', u.provider, rfc3339(u.created)]),
-            ),
+  settingSubcommand(cmd, 'list')
+    .description('list users')
+    .option('--json', 'one JSON object per line')
+    .action(async (opts: { json?: boolean }, sub: Command) => {
+      await withIdentity(io, sub, async (identity) => {
+        const users = await identity.users.list();
+        if (opts.json) {
+          printJsonLines(
+            io,
+            users.map((u) => ({
+              id: u.id,
+              login: u.login,
+              email: u.email,
+              name: u.name,
+              provider: u.provider,
+              created: rfc3339(u.created),
+            })),
           );
-        });
-      }),
-  );
-  cmd.addCommand(
-    addSettingFlags(new Command('revoke-sessions'))
-      .description("end every session of a user (the user's PATs are untouched; see pksd pat revoke)")
-      .argument('<user>', 'user id, login or email')
-      .action(async (ref: string, _opts: unknown, sub: Command) => {
-        await withIdentity(io, sub, async (identity) => {
-          const user = await resolveUser(io, identity.users, ref);
-          await identity.sessions.revokeAll(user.id);
-          io.stderr(`revoked sessions of ${user.login || user.id}\n`);
-        });
-      }),
-  );
+          return;
+        }
+        io.stdout(
+          formatTable(
+            ['ID', 'LOGIN', 'EMAIL', 'NAME', 'PROVIDER', 'CREATED'],
+            users.map((u) => [u.id, u.login || '-', u.email || '-', u.name || '-', u.provider, rfc3339(u.created)]),
+          ),
+        );
+      });
+    });
+  settingSubcommand(cmd, 'revoke-sessions')
+    .description("end every session of a user (the user's PATs are untouched; see pksd pat revoke)")
+    .argument('<user>', 'user id, login or email')
+    .action(async (ref: string, _opts: unknown, sub: Command) => {
+      await withIdentity(io, sub, async (identity) => {
+        const user = await resolveUser(io, identity.users, ref);
+        await identity.sessions.revokeAll(user.id);
+        io.stderr(`revoked sessions of ${user.login || user.id}\n`);
+      });
+    });
   return cmd;
 }

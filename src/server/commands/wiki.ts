@@ -8,7 +8,7 @@ import { directoryExists } from '../wiki/checkout.js';
 import { exitWith } from './exit-codes.js';
 import { ExitError, type CommandIO } from './io.js';
 import { loadConfigOrExit } from './serve.js';
-import { addSettingFlags } from './setting-flags.js';
+import { settingSubcommand } from './setting-flags.js';
 
 /** The summary lines of CONTRACT §15.7 (stdout), plus the write counters the database reported. */
 export function formatWikiSyncReport(report: WikiSyncReport): string {
@@ -40,49 +40,45 @@ export function formatWikiSyncReport(report: WikiSyncReport): string {
 /** `pksd wiki sync --full --from-repo [--dry-run]` (CONTRACT §15.7). */
 export function wikiCommand(io: CommandIO): Command {
   const cmd = new Command('wiki').description('wiki maintenance');
-  cmd.addCommand(
-    addSettingFlags(new Command('sync'))
-      .description('rebuild the wiki part of the graph from the wiki checkout')
-      .option('--full', 'full rebuild (the only mode; accepted for clarity)')
-      .option('--from-repo', 'read the wiki checkout (required)')
-      .option('--dry-run', 'report what would change; write nothing')
-      .action(async (opts: { full?: boolean; fromRepo?: boolean; dryRun?: boolean }, sub: Command) => {
-        if (!opts.fromRepo) {
-          io.stderr('pksd: wiki sync requires --from-repo (usage: pksd wiki sync --full --from-repo [--dry-run])\n');
-          throw new ExitError(2);
-        }
-        const config = loadConfigOrExit(io, sub);
-        if (config.graph === null) {
-          io.stderr('pksd: wiki sync requires the graph (GRAPHDB_URI is empty)\n');
-          throw new ExitError(2);
-        }
-        if (!(await directoryExists(config.wikiDir))) {
-          io.stderr(`pksd: wiki directory ${config.wikiDir} does not exist\n`);
-          throw new ExitError(2);
-        }
-        let snapshot: WikiSnapshot;
-        try {
-          // Off the main thread with resource limits, like the server: wiki content must not be able to crash us.
-          snapshot = await loadWikiIsolated(config.wikiDir);
-        } catch (err) {
-          io.stderr(`pksd: cannot read the wiki directory ${config.wikiDir}: ${(err as Error).message}\n`);
-          throw new ExitError(1);
-        }
-        io.stderr(
-          `wiki: ${snapshot.pages.length} pages from ${config.wikiDir} (${snapshot.excluded.length} invalid)\n`,
-        );
-        const graph = createGraphClient(config.graph);
-        try {
-          if (!opts.dryRun) await ensureGraphSchema(graph);
-          const report = await syncWikiToGraph(graph, snapshot, { dryRun: opts.dryRun === true });
-          for (const w of report.warnings) io.stderr(`warning: page ${w.page_id} skipped: ${w.reason}\n`);
-          io.stdout(formatWikiSyncReport(report));
-        } catch (err) {
-          exitWith(io, err, 'wiki sync failed');
-        } finally {
-          await graph.close().catch(() => undefined);
-        }
-      }),
-  );
+  settingSubcommand(cmd, 'sync')
+    .description('rebuild the wiki part of the graph from the wiki checkout')
+    .option('--full', 'full rebuild (the only mode; accepted for clarity)')
+    .option('--from-repo', 'read the wiki checkout (required)')
+    .option('--dry-run', 'report what would change; write nothing')
+    .action(async (opts: { full?: boolean; fromRepo?: boolean; dryRun?: boolean }, sub: Command) => {
+      if (!opts.fromRepo) {
+        io.stderr('pksd: wiki sync requires --from-repo (usage: pksd wiki sync --full --from-repo [--dry-run])\n');
+        throw new ExitError(2);
+      }
+      const config = loadConfigOrExit(io, sub);
+      if (config.graph === null) {
+        io.stderr('pksd: wiki sync requires the graph (GRAPHDB_URI is empty)\n');
+        throw new ExitError(2);
+      }
+      if (!(await directoryExists(config.wikiDir))) {
+        io.stderr(`pksd: wiki directory ${config.wikiDir} does not exist\n`);
+        throw new ExitError(2);
+      }
+      let snapshot: WikiSnapshot;
+      try {
+        // Off the main thread with resource limits, like the server: wiki content must not be able to crash us.
+        snapshot = await loadWikiIsolated(config.wikiDir);
+      } catch (err) {
+        io.stderr(`pksd: cannot read the wiki directory ${config.wikiDir}: ${(err as Error).message}\n`);
+        throw new ExitError(1);
+      }
+      io.stderr(`wiki: ${snapshot.pages.length} pages from ${config.wikiDir} (${snapshot.excluded.length} invalid)\n`);
+      const graph = createGraphClient(config.graph);
+      try {
+        if (!opts.dryRun) await ensureGraphSchema(graph);
+        const report = await syncWikiToGraph(graph, snapshot, { dryRun: opts.dryRun === true });
+        for (const w of report.warnings) io.stderr(`warning: page ${w.page_id} skipped: ${w.reason}\n`);
+        io.stdout(formatWikiSyncReport(report));
+      } catch (err) {
+        exitWith(io, err, 'wiki sync failed');
+      } finally {
+        await graph.close().catch(() => undefined);
+      }
+    });
   return cmd;
 }

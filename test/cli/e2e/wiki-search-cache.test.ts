@@ -2,22 +2,19 @@
  * `pks wiki search` with its term-vector cache (the built client): the cache lives in `$XDG_CACHE_HOME/pks` (else
  * `~/.cache/pks`), an edited page is read again, and a damaged cache is rewritten without a word.
  */
-import { cpSync, existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { REPO_ROOT } from '../../support/server.js';
-import { makeHome, pks, writeConfig, type PksHome } from '../support/pks.js';
+import { pks, type PksHome } from '../support/pks.js';
+import { makeSampleWikiHome } from '../support/sample-wiki.js';
 
 let h: PksHome;
 let wiki: string;
 beforeEach(() => {
-  h = makeHome();
-  wiki = path.join(h.cwd, 'wiki');
-  cpSync(path.join(REPO_ROOT, 'sample-wiki'), wiki, { recursive: true });
+  ({ h, wiki } = makeSampleWikiHome());
   // Pages last modified an hour ago: not "racily clean", so the first run caches them.
   const past = new Date(Date.now() - 3_600_000);
   for (const file of pageFiles()) utimesSync(file, past, past);
-  writeConfig(h, 'wiki_dir: wiki\n');
 });
 afterEach(() => h.cleanup());
 

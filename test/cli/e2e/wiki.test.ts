@@ -5,14 +5,12 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { REPO_ROOT, startTestServer, type TestServer } from '../../support/server.js';
 import { generateWiki } from '../../wiki/generate.js';
 import { makeHome, pks, writeConfig, type PksHome } from '../support/pks.js';
+import { makeSampleWikiHome } from '../support/sample-wiki.js';
 
 let h: PksHome;
 let wiki: string;
 beforeEach(() => {
-  h = makeHome();
-  wiki = path.join(h.cwd, 'wiki');
-  cpSync(path.join(REPO_ROOT, 'sample-wiki'), wiki, { recursive: true });
-  writeConfig(h, 'wiki_dir: wiki\n'); // relative: resolved against the working directory
+  ({ h, wiki } = makeSampleWikiHome());
 });
 afterEach(() => h.cleanup());
 

@@ -1,12 +1,8 @@
-import { existsSync } from 'node:fs';
-import { chromium, type Browser } from 'playwright-core';
+import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Identity } from '../../../src/server/auth/identity.js';
 import { openTestIdentity, startTestServer, testUser, type TestServer } from '../../support/server.js';
-
-const CHROMIUM = ['/usr/bin/chromium', '/usr/bin/chromium-browser', '/usr/bin/google-chrome'].find((p) =>
-  existsSync(p),
-);
+import { CHROMIUM, launchBrowser } from '../../web/support/browser.js';
 
 describe.skipIf(!CHROMIUM)('admin UI in a real browser', () => {
   let srv: TestServer;
@@ -16,7 +12,7 @@ describe.skipIf(!CHROMIUM)('admin UI in a real browser', () => {
     srv = await startTestServer();
     identity = await openTestIdentity(srv.config);
     await identity.superusers.upsert('root@example.org', 'correct horse battery');
-    browser = await chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] });
+    browser = await launchBrowser();
   });
   afterAll(async () => {
     await browser?.close();

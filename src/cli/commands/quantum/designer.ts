@@ -1,5 +1,6 @@
-import { defineAction, type RegisterCommand } from '../host.js';
+import type { RegisterCommand } from '../host.js';
 import { collect } from './collect.js';
+import { toolAction } from './tool.js';
 
 /** `pks designer` (CONTRACT §17.3): a circuit from an algorithm file or a wiki page. */
 export const registerDesigner: RegisterCommand = (program, host) => {
@@ -16,13 +17,13 @@ export const registerDesigner: RegisterCommand = (program, host) => {
     .option('--export-qiskit <file>', 'also write a Qiskit program')
     .option('--list-primitives', 'list the built-in primitives and exit')
     .action(
-      defineAction(
+      toolAction(
         host,
-        async ([input], o) => (await import('../../quantum/designer.js')).parseDesignerOptions(input, o),
-        async (ctx, options) => {
-          const { runDesigner } = await import('../../quantum/designer.js');
+        () => import('../../quantum/designer.js'),
+        (tool, input, o) => tool.parseDesignerOptions(input, o),
+        (tool, options, ctx) => {
           const wikiDir = options.listPrimitives ? '' : ctx.config().wikiDir;
-          return runDesigner(options, ctx.io, { wikiDir });
+          return tool.runDesigner(options, ctx.io, { wikiDir });
         },
       ),
     );

@@ -1,11 +1,12 @@
-import { defineAction, type RegisterCommand } from '../host.js';
+import type { RegisterCommand } from '../host.js';
+import { circuitArgument, toolAction } from './tool.js';
 
 /** `pks estimator` (CONTRACT §17.6): gate statistics, depth, execution time, suggestions. */
 export const registerEstimator: RegisterCommand = (program, host) => {
   program
     .command('estimator')
     .description('estimate the resources of a circuit: gate statistics, depth, execution time, suggestions')
-    .argument('[circuit.json]', 'Quantum IR (or a bare circuit object)')
+    .addArgument(circuitArgument('[circuit.json]'))
     .option('--format <format>', 'markdown, json or both', 'markdown')
     .option('-o, --output <path>', 'write the report(s) to PATH with .md/.json extension')
     .option('--hardware-params <json>', 'gate_time, two_qubit_gate_time, measurement_time (ns), coherence_time (µs)')
@@ -13,10 +14,11 @@ export const registerEstimator: RegisterCommand = (program, host) => {
     .option('--demo', 'estimate a 2-qubit Bell circuit with measurements')
     .option('-q, --quiet', 'no summary line')
     .action(
-      defineAction(
+      toolAction(
         host,
-        async ([input], o) => (await import('../../quantum/estimator.js')).parseEstimatorOptions(input, o),
-        async (ctx, options) => (await import('../../quantum/estimator.js')).runEstimator(options, ctx.io),
+        () => import('../../quantum/estimator.js'),
+        (tool, input, o) => tool.parseEstimatorOptions(input, o),
+        (tool, options, ctx) => tool.runEstimator(options, ctx.io),
       ),
     );
 };

@@ -3,7 +3,8 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import type { CliContext } from '../../context.js';
 import { verboseOption } from '../common-options.js';
-import { defineAction, type RegisterCommand } from '../host.js';
+import type { RegisterCommand } from '../host.js';
+import { toolAction } from './tool.js';
 
 /** The `pks paper get markdown <id>` flow of this client, as the extractor's markdown source. */
 async function serverMarkdown(ctx: CliContext, preprintId: string): Promise<string> {
@@ -40,13 +41,13 @@ export const registerExtractor: RegisterCommand = (program, host) => {
     .option('--papers-dir <dir>', 'where paper markdown is read and saved', './papers')
     .addOption(verboseOption())
     .action(
-      defineAction(
+      toolAction(
         host,
-        async ([preprintId], o) => (await import('../../quantum/extractor.js')).parseExtractorOptions(preprintId!, o),
-        async (ctx, options) => {
-          const { runExtractor } = await import('../../quantum/extractor.js');
+        () => import('../../quantum/extractor.js'),
+        (tool, preprintId, o) => tool.parseExtractorOptions(preprintId!, o),
+        (tool, options, ctx) => {
           const cfg = ctx.config();
-          return runExtractor(options, ctx.io, {
+          return tool.runExtractor(options, ctx.io, {
             openaiApiKey: cfg.openaiApiKey,
             anthropicApiKey: cfg.anthropicApiKey,
             openaiBaseUrl: cfg.openaiBaseUrl,

@@ -1,12 +1,13 @@
 import { verboseOption } from '../common-options.js';
-import { defineAction, type RegisterCommand } from '../host.js';
+import type { RegisterCommand } from '../host.js';
+import { circuitArgument, toolAction } from './tool.js';
 
 /** `pks validator` (CONTRACT §17.5): equivalence, test suites, built-in references, generated code. */
 export const registerValidator: RegisterCommand = (program, host) => {
   program
     .command('validator')
     .description('check a circuit: equivalence with a reference, test suites, built-in references, generated code')
-    .argument('<circuit.json>', 'Quantum IR (or a bare circuit object)')
+    .addArgument(circuitArgument('<circuit.json>'))
     .option('-r, --reference <file>', 'circuit to compare with')
     .option('-t, --test-suite <yaml>', 'test-suite YAML')
     .option('-c, --compare-with <names>', 'built-in references, comma-separated: bell_state, ghz_state, qft')
@@ -24,10 +25,11 @@ export const registerValidator: RegisterCommand = (program, host) => {
     .option('--skip-equivalence', 'skip the --reference equivalence check')
     .option('--skip-tests', 'skip the test suite')
     .action(
-      defineAction(
+      toolAction(
         host,
-        async ([input], o) => (await import('../../quantum/validator.js')).parseValidatorOptions(input!, o),
-        async (ctx, options) => (await import('../../quantum/validator.js')).runValidator(options, ctx.io),
+        () => import('../../quantum/validator.js'),
+        (tool, input, o) => tool.parseValidatorOptions(input!, o),
+        (tool, options, ctx) => tool.runValidator(options, ctx.io),
       ),
     );
 };
