@@ -2,7 +2,10 @@
  * Paper-access benchmark (run: `npx vitest run --config bench/support/vitest.config.ts access`; see bench/README.md).
  *
  * 1. Cache-hit `GET /api/papers/{id}/markdown` on an in-process pksd with moto, against a direct S3 GetObject of
- *    the same object through the SDK, same run (target ratio ≥ 0.8).
+ *    the same object through the SDK, same run, alternating, median of `ROUNDS` each (target ratio ≥ 0.95, issue 25).
+ *    Beside the throughput, the main thread's CPU time per request of each (`process.threadCpuUsage`; the load
+ *    generator of the HTTP side runs on a worker thread): what pksd adds to the SDK call it makes, a figure that
+ *    depends much less than throughput on what else the machine runs.
  * 2. `GET …/markdown/status` of a job in progress against a bare Fastify route answering a snapshot of the same
  *    size (target ratio ≥ 0.6).
  * 3. 1,000 markdown jobs queued behind the parser slots: server RSS growth (target < 100 MiB) and status p99
@@ -18,11 +21,13 @@ import { until } from '../test/server/access/support/clocks.js';
 import { accessEnv, startDoubles, type Doubles } from '../test/server/access/support/harness.js';
 import { addPaper } from '../test/server/access/support/papers.js';
 import { AUTH, startAccessServer, type AccessServer } from '../test/server/access/support/server.js';
-import { peakRssMiB, runLoad, type LoadResult } from './support/load.js';
+import { median, peakRssMiB, runLoad, threadCpuMicros, type LoadResult } from './support/load.js';
 import { machine, loadAverage } from './support/papers-util.js';
 
 const LOAD = { concurrency: 16, maxRequests: 20_000, maxMs: 5_000 };
 const ROUNDS = 3;
+/** Rounds of the cache-hit comparison (noisy: moto and the server share the machine's two cores). */
+const HIT_ROUNDS = 5;
 const JOBS = 1_000;
 
 let moto: MotoServer;
@@ -51,8 +56,15 @@ async function best(run: () => Promise<LoadResult>): Promise<LoadResult> {
   return top!;
 }
 
+/** Main-thread CPU time (user + system) per request, in µs, of `run`. */
+async function withCpu<T extends { requests: number }>(run: () => Promise<T>): Promise<T & { cpuUs: number }> {
+  const before = threadCpuMicros();
+  const result = await run();
+  return { ...result, cpuUs: (threadCpuMicros() - before) / Math.max(1, result.requests) };
+}
+
 /** GetObject of one key through the SDK, `concurrency` loops, body drained, for up to `maxMs`. */
-async function sdkGets(s: AccessServer, key: string): Promise<number> {
+async function sdkGets(s: AccessServer, key: string): Promise<{ rps: number; requests: number }> {
   const clients = createS3Clients(s.config.objectStore!, null);
   try {
     const Bucket = s.config.objectStore!.buckets.markdown;
@@ -67,7 +79,7 @@ async function sdkGets(s: AccessServer, key: string): Promise<number> {
         }
       }),
     );
-    return (done / (performance.now() - start)) * 1000;
+    return { rps: (done / (performance.now() - start)) * 1000, requests: done };
   } finally {
     clients.destroy();
   }
@@ -85,13 +97,30 @@ test('cache-hit markdown vs direct S3 GetObject; status poll vs bare Fastify', a
       50,
     );
     const url = `${s.url}/api/papers/2509.00001v1/markdown`;
-    const hit = await best(() => runLoad({ ...LOAD, urls: [url], headers: AUTH }));
-    let sdk = 0;
-    for (let i = 0; i < ROUNDS; i++) sdk = Math.max(sdk, await sdkGets(s, '2509/2509.00001v1.md'));
-    const ratio = hit.rps / sdk;
+    // Warm-up of both (JIT, connections), then alternating rounds so both see the same machine.
+    await runLoad({ ...LOAD, maxMs: 2_000, urls: [url], headers: AUTH });
+    await sdkGets(s, '2509/2509.00001v1.md');
+    const hits: (LoadResult & { cpuUs: number })[] = [];
+    const sdks: { rps: number; cpuUs: number }[] = [];
+    for (let i = 0; i < HIT_ROUNDS; i++) {
+      const hit = await withCpu(() => runLoad({ ...LOAD, urls: [url], headers: AUTH }));
+      expect(hit.errors + hit.non2xx).toBe(0);
+      hits.push(hit);
+      sdks.push(await withCpu(() => sdkGets(s, '2509/2509.00001v1.md')));
+      report(
+        `  round ${i + 1}: GET markdown ${hit.rps.toFixed(0)} req/s (main thread ${hit.cpuUs.toFixed(0)} µs CPU/request), ` +
+          `SDK GetObject ${sdks[i]!.rps.toFixed(0)} req/s (${sdks[i]!.cpuUs.toFixed(0)} µs CPU/request); ` +
+          `load average ${loadAverage()}`,
+      );
+    }
+    const hitRps = median(hits.map((h) => h.rps));
+    const sdkRps = median(sdks.map((r) => r.rps));
+    const ratio = hitRps / sdkRps;
+    const [hitCpu, sdkCpu] = [median(hits.map((h) => h.cpuUs)), median(sdks.map((r) => r.cpuUs))];
     report(
-      `cache-hit GET markdown: ${hit.rps.toFixed(0)} req/s (p50 ${hit.p50Ms.toFixed(1)} ms, p99 ${hit.p99Ms.toFixed(1)} ms); ` +
-        `SDK GetObject: ${sdk.toFixed(0)} req/s; ratio ${ratio.toFixed(2)} (target ≥ 0.8: ${verdict(ratio >= 0.8)})`,
+      `cache-hit GET markdown: ${hitRps.toFixed(0)} req/s (median of ${HIT_ROUNDS}; p50 ${median(hits.map((h) => h.p50Ms)).toFixed(1)} ms); ` +
+        `SDK GetObject: ${sdkRps.toFixed(0)} req/s; ratio ${ratio.toFixed(2)} (target ≥ 0.95: ${verdict(ratio >= 0.95)}); ` +
+        `main-thread CPU per request ${hitCpu.toFixed(0)} µs vs ${sdkCpu.toFixed(0)} µs (SDK ÷ pksd ${(sdkCpu / hitCpu).toFixed(2)})`,
     );
 
     addPaper(d.arxiv, '2509.00002');

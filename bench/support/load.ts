@@ -87,3 +87,12 @@ export const median = (values: readonly number[]): number =>
 export function peakRssMiB(): number {
   return process.resourceUsage().maxRSS / 1024;
 }
+
+/**
+ * CPU time (user + system, µs) of the calling thread so far: `process.threadCpuUsage` (Node ≥ 23.9, not yet in the
+ * installed @types/node). The server's side of an in-process benchmark, whose load runs on a worker thread.
+ */
+export function threadCpuMicros(): number {
+  const usage = (process as unknown as { threadCpuUsage(): NodeJS.CpuUsage }).threadCpuUsage();
+  return usage.user + usage.system;
+}

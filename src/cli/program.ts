@@ -6,12 +6,12 @@ import { Command } from 'commander';
 import { VERSION } from '../shared/version.js';
 import type { CommandHost, RegisterCommand } from './commands/host.js';
 import { configDir } from './config/paths.js';
-import { registerQuantumTools } from './commands/quantum/index.js';
 
 interface Group {
   readonly name: string;
   readonly summary: string;
-  readonly load: () => Promise<RegisterCommand>;
+  /** `rest`: the arguments after the group's name (a group may load only the subcommand they name). */
+  readonly load: (rest: readonly string[]) => Promise<RegisterCommand>;
 }
 
 export const GROUPS: readonly Group[] = [
@@ -43,7 +43,7 @@ export const GROUPS: readonly Group[] = [
   {
     name: 'wiki',
     summary: 'browse, search and lint a local wiki checkout',
-    load: async () => (await import('./commands/wiki/index.js')).registerWiki,
+    load: async (rest) => (await import('./commands/wiki/index.js')).loadWiki(rest),
   },
   {
     name: 'mcp',
@@ -104,11 +104,16 @@ export async function buildProgram(argv: readonly string[], io: ProgramIO, host:
   // `pks help <group>` shows that group's full help.
   const operand = operands[0] === 'help' ? operands[1] : operands[0];
   for (const group of GROUPS) {
-    if (group.name === operand) (await group.load())(program, host);
+    // `pks help <group>` shows the group's whole help: nothing after the name to narrow it.
+    const rest = operands[0] === 'help' ? [] : argv.slice(argv.indexOf(group.name) + 1);
+    if (group.name === operand) (await group.load(rest))(program, host);
     else program.command(group.name).description(group.summary);
   }
-  // designer, codegen, validator, estimator, extractor: cheap to register (their actions load their modules).
-  registerQuantumTools(program, host);
+  // designer, codegen, validator, estimator, extractor (their actions load their modules): only needed when the
+  // command line names no group, as a group's run and help never list or reach them.
+  if (!GROUPS.some((group) => group.name === operand)) {
+    (await import('./commands/quantum/index.js')).registerQuantumTools(program, host);
+  }
   configureErrors(program, io);
   return program;
 }

@@ -85,7 +85,10 @@ export async function buildApp(ctx: AppContext): Promise<App> {
 
   app.addHook('onRequest', bodyIdleWatchdog(timeouts.bodyIdleMs));
   app.addHook('onRequest', userHeaderBinding(ctx.config.userHeader));
-  app.addHook('onRequest', async (request, reply) => setApiHeaders(requestPath(request), reply));
+  app.addHook('onRequest', (request, reply, done) => {
+    setApiHeaders(requestPath(request), reply);
+    done();
+  });
   app.addHook('onSend', securityHeaders);
   app.addHook(
     'preValidation',
@@ -137,7 +140,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     return spaFallback(reply);
   };
   // Answered before any body is read or judged: an unrouted request's body is never parsed.
-  app.addHook('onRequest', async (request, reply) => (request.is404 ? unrouted(request, reply) : undefined));
+  // A plain (callback) hook on the routed path, which every request takes; a reply (thenable) for the unrouted.
+  app.addHook('onRequest', (request, reply, done) => (request.is404 ? unrouted(request, reply) : done()));
   app.setNotFoundHandler(unrouted);
 
   await registerCompression(app);

@@ -4,7 +4,8 @@
  * The block is the text between a first line `---` and the next line `---` (trailing blanks allowed on both);
  * it is at most 64 KiB, has at most 100 aliases, nests at most 32 levels, and must be a mapping at the top level.
  */
-import { Composer, Parser, visit, YAMLParseError, type CST, type Document } from 'yaml';
+import type { CST, Document } from 'yaml';
+import { yaml as yamlPackage } from '../shared/lazy-yaml.js';
 import { formatUtcDate } from './dates.js';
 import { fastParseFrontmatter } from './frontmatter-fast.js';
 import { MAX_FRONTMATTER_ALIASES, MAX_FRONTMATTER_BYTES, MAX_FRONTMATTER_DEPTH } from './limits.js';
@@ -95,6 +96,7 @@ const TOO_DEEP = `frontmatter nested deeper than ${MAX_FRONTMATTER_DEPTH} levels
  * measured on the CST and refused before anything recursive sees it.
  */
 export function parseFrontmatterYamlFull(yaml: string): YamlResult {
+  const { Parser, visit } = yamlPackage();
   let doc: Document.Parsed;
   try {
     const tokens = Array.from(new Parser().parse(yaml));
@@ -144,6 +146,7 @@ export function parseFrontmatterYamlFull(yaml: string): YamlResult {
 
 /** `parseDocument` on already parsed CST tokens: the first document, an error when there are several. */
 function composeSingleDocument(tokens: readonly CST.Token[], length: number): Document.Parsed {
+  const { Composer, YAMLParseError } = yamlPackage();
   const composer = new Composer({ uniqueKeys: true });
   let first: Document.Parsed | undefined;
   for (const doc of composer.compose(tokens, true, length)) {

@@ -3,7 +3,7 @@
  * wiki root. This is the only module of the wiki library that reads the file system.
  */
 import { constants as fsConstants } from 'node:fs';
-import { closeSync, fstatSync, openSync, readSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, readSync, type BigIntStats } from 'node:fs';
 import { readdir, realpath, stat } from 'node:fs/promises';
 import path from 'node:path';
 import { compareStrings } from './links.js';
@@ -39,6 +39,20 @@ interface Walk {
   seenFiles: Set<string>;
   /** Symlinks (to directories or files) resolved after the plain tree, so real paths win over aliases. */
   deferred: { rel: string; real: string; depth: number }[];
+  /** The directories read, each stat'ed before its listing; `null` when not asked for or not available. */
+  dirs: WalkedDir[] | null;
+}
+
+/**
+ * A directory as it was when it was listed. Its entries change only with its mtime and ctime (created, removed,
+ * renamed; ctime also for permissions), and a mount over it changes its device and inode.
+ */
+export interface WalkedDir {
+  real: string;
+  dev: bigint;
+  ino: bigint;
+  mtimeNs: bigint;
+  ctimeNs: bigint;
 }
 
 /** The candidate page files of a wiki directory, found without reading them. */
@@ -48,21 +62,31 @@ export interface WikiWalk {
   /** Sorted by relative path. */
   candidates: Candidate[];
   ignored: WikiScan['ignored'];
+  /**
+   * With `dirs: true`: every directory listed, when the tree is plain — no symlink met and nothing ignored — so that
+   * these directories unchanged mean the same candidates; otherwise `null`.
+   */
+  dirs: WalkedDir[] | null;
+}
+
+/** The real path of a wiki root, `null` when it is missing or not a directory. */
+export async function resolveWikiRoot(root: string): Promise<string | null> {
+  try {
+    const rootReal = await realpath(root);
+    return (await stat(rootReal)).isDirectory() ? rootReal : null;
+  } catch (err) {
+    if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR')) return null;
+    throw err;
+  }
 }
 
 /**
  * Walk `root` for candidate page files (CONTRACT §13.1 file selection) without reading them. A missing root (or one
  * that is not a directory) gives `rootReal: null`. Never leaves the root's real path.
  */
-export async function walkWiki(root: string): Promise<WikiWalk> {
-  let rootReal: string;
-  try {
-    rootReal = await realpath(root);
-    if (!(await stat(rootReal)).isDirectory()) return { rootReal: null, candidates: [], ignored: [] };
-  } catch (err) {
-    if (isCode(err, 'ENOENT') || isCode(err, 'ENOTDIR')) return { rootReal: null, candidates: [], ignored: [] };
-    throw err;
-  }
+export async function walkWiki(root: string, options: { dirs?: boolean } = {}): Promise<WikiWalk> {
+  const rootReal = await resolveWikiRoot(root);
+  if (rootReal === null) return { rootReal: null, candidates: [], ignored: [], dirs: null };
   const walk: Walk = {
     rootReal,
     candidates: [],
@@ -70,8 +94,10 @@ export async function walkWiki(root: string): Promise<WikiWalk> {
     walkedDirs: new Set(),
     seenFiles: new Set(),
     deferred: [],
+    dirs: options.dirs === true ? [] : null,
   };
   await walkDir(walk, rootReal, '', 0);
+  const plain = walk.deferred.length === 0 && walk.ignored.length === 0;
   // Symlinks: one at a time, in path order, after the plain tree (and after each other) so aliases never duplicate.
   walk.deferred.sort((a, b) => compareStrings(a.rel, b.rel));
   while (walk.deferred.length > 0) {
@@ -81,7 +107,7 @@ export async function walkWiki(root: string): Promise<WikiWalk> {
   }
   walk.candidates.sort((a, b) => compareStrings(a.rel, b.rel));
   walk.ignored.sort((a, b) => compareStrings(a.path, b.path));
-  return { rootReal, candidates: walk.candidates, ignored: walk.ignored };
+  return { rootReal, candidates: walk.candidates, ignored: walk.ignored, dirs: plain ? walk.dirs : null };
 }
 
 /**
@@ -112,6 +138,8 @@ async function walkDir(walk: Walk, dirReal: string, relDir: string, depth: numbe
   }
   let entries;
   try {
+    // Stat'ed before the listing: a change in between leaves a recorded mtime older than the directory's.
+    if (walk.dirs !== null) walk.dirs.push({ real: dirReal, ...dirStamp(await stat(dirReal, { bigint: true })) });
     entries = await readdir(dirReal, { withFileTypes: true });
   } catch (err) {
     walk.ignored.push({ path: relDir || '.', reason: `cannot read directory: ${errorCode(err)}` });
@@ -122,7 +150,8 @@ async function walkDir(walk: Walk, dirReal: string, relDir: string, depth: numbe
     const name = entry.name;
     if (name.startsWith('.')) continue; // hidden directories (CONTRACT §13.1) and dot-files (not `*.md`)
     const rel = relDir === '' ? name : `${relDir}/${name}`;
-    const full = path.join(dirReal, name);
+    // `dirReal` is a normalized real path and `name` one segment: joined without `path.join`'s normalizing pass.
+    const full = dirReal.endsWith(path.sep) ? dirReal + name : dirReal + path.sep + name;
     if (entry.isDirectory()) {
       subdirs.push(walkDir(walk, full, rel, depth + 1));
     } else if (entry.isSymbolicLink()) {
@@ -204,6 +233,11 @@ export function readCandidate(c: Candidate): PageFile {
   } finally {
     closeSync(fd);
   }
+}
+
+/** What `WalkedDir` keeps of a directory's stat. */
+export function dirStamp(info: BigIntStats): Omit<WalkedDir, 'real'> {
+  return { dev: info.dev, ino: info.ino, mtimeNs: info.mtimeNs, ctimeNs: info.ctimeNs };
 }
 
 function yieldToEventLoop(): Promise<void> {

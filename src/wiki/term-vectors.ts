@@ -14,9 +14,9 @@ export class TermDictionary {
 
   constructor(readonly terms: string[] = []) {}
 
-  /** Id of a term, or `-1`. */
+  /** Id of a term, or `-1`. Before the map exists, a scan: a query's few lookups cost less than building it. */
   idOf(term: string): number {
-    return this.lookup().get(term) ?? -1;
+    return this.index === null ? this.terms.indexOf(term) : (this.index.get(term) ?? -1);
   }
 
   /** Id of a term, appending it when new. */
@@ -90,12 +90,34 @@ export class TermVectorizer {
   }
 }
 
-/** A served page as the ranking needs it. */
-export interface VectorDoc {
-  readonly id: string;
-  readonly title: string;
-  readonly type: string;
-  readonly vector: TermVector;
+/** The served pages as the ranking reads them, numbered from 0. */
+export interface RankedPages {
+  /** The field-weighted length of each page (their number is the number of pages). */
+  readonly lengths: Float64Array;
+  id(doc: number): string;
+  isSource(doc: number): boolean;
+}
+
+/** What a query finds in the pages, gathered by the caller from wherever the term vectors are kept. */
+export interface QueryCounts {
+  /** `pages × terms.length`: the field-weighted frequency of each query term (by slot) in each page. */
+  readonly tfs: Float64Array;
+  /** The number of pages holding each query term. */
+  readonly df: Float64Array;
+  /** 1 where the lower-cased title contains the whole lower-cased query. */
+  readonly titleMatch: Uint8Array;
+}
+
+/** A query as the ranking takes it: trimmed, its lower-cased form, and its distinct terms in query order. */
+export interface ParsedQuery {
+  readonly q: string;
+  readonly lower: string;
+  readonly terms: string[];
+}
+
+export function parseQuery(query: string): ParsedQuery {
+  const q = query.trim();
+  return { q, lower: q.toLowerCase(), terms: q === '' ? [] : [...new Set(tokenize(q))] };
 }
 
 export interface VectorSearchOutcome {
@@ -105,64 +127,44 @@ export interface VectorSearchOutcome {
   terms: string[];
   /** Matches after the source filter, before `limit`. */
   total: number;
-  /** Best first: index into the docs and the score rounded to 4 decimals. */
+  /** Best first: the page number and the score rounded to 4 decimals. */
   hits: { doc: number; score: number }[];
 }
 
 /**
- * Rank `docs` (the served pages, in any order) for `query` exactly as `WikiSearchIndex.search` does: the same BM25
- * terms added in the same order, the same title bonus, rounding and tie-break by id.
+ * Rank `pages` for `query` exactly as `WikiSearchIndex.search` does: the same BM25 terms added in the same order,
+ * the same title bonus, rounding and tie-break by id.
  */
-export function searchTermVectors(
-  docs: readonly VectorDoc[],
-  dictionary: TermDictionary,
-  query: string,
+export function rankPages(
+  pages: RankedPages,
+  query: ParsedQuery,
+  counts: QueryCounts,
   options: SearchOptions = {},
 ): VectorSearchOutcome {
-  const q = query.trim();
-  if (q === '') return { query: '', terms: [], total: 0, hits: [] };
+  if (query.q === '') return { query: '', terms: [], total: 0, hits: [] };
   const limit = clampLimit(options.limit);
-  const terms = [...new Set(tokenize(q))];
-  const k = terms.length;
-  const n = docs.length;
-  // Query slot + 1 of each term id of the dictionary (0: not a query term).
-  const slotOf = new Int32Array(dictionary.terms.length);
-  terms.forEach((term, slot) => {
-    const id = dictionary.idOf(term);
-    if (id !== -1) slotOf[id] = slot + 1;
-  });
-  const tfs = new Float64Array(n * k);
-  const df = new Float64Array(k);
+  const k = query.terms.length;
+  const n = pages.lengths.length;
+  const { tfs, df, titleMatch } = counts;
   let totalLength = 0;
-  for (let doc = 0; doc < n; doc++) {
-    const { pairs, length } = docs[doc]!.vector;
-    totalLength += length;
-    for (let i = 0; i < pairs.length; i += 2) {
-      const slot = slotOf[pairs[i]!]!;
-      if (slot === 0) continue;
-      tfs[doc * k + slot - 1] = pairs[i + 1]!;
-      df[slot - 1]!++;
-    }
-  }
+  for (let doc = 0; doc < n; doc++) totalLength += pages.lengths[doc]!;
   const avgLength = n > 0 && totalLength > 0 ? totalLength / n : 1;
   const idf = Array.from(df, (count) => Math.log(1 + (n - count + 0.5) / (count + 0.5)));
-  const qLower = q.toLowerCase();
   // The best `limit` so far, best first: by rounded score, then id.
   const best: { doc: number; score: number }[] = [];
   const before = (score: number, doc: number, other: { doc: number; score: number }): boolean =>
-    score > other.score || (score === other.score && compareStrings(docs[doc]!.id, docs[other.doc]!.id) < 0);
+    score > other.score || (score === other.score && compareStrings(pages.id(doc), pages.id(other.doc)) < 0);
   let total = 0;
   for (let doc = 0; doc < n; doc++) {
-    const page = docs[doc]!;
-    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * page.vector.length) / avgLength);
+    const norm = BM25_K1 * (1 - BM25_B + (BM25_B * pages.lengths[doc]!) / avgLength);
     let raw = 0;
     for (let slot = 0; slot < k; slot++) {
       const tf = tfs[doc * k + slot]!;
       if (tf > 0) raw += (idf[slot]! * tf * (BM25_K1 + 1)) / (tf + norm);
     }
-    if (page.title.toLowerCase().includes(qLower)) raw += TITLE_SUBSTRING_BONUS;
+    if (titleMatch[doc] === 1) raw += TITLE_SUBSTRING_BONUS;
     if (!(raw > 0)) continue;
-    if (options.includeSources !== true && page.type === 'source') continue;
+    if (options.includeSources !== true && pages.isSource(doc)) continue;
     total++;
     const score = Math.round(raw * 10_000) / 10_000;
     if (best.length === limit && !before(score, doc, best[limit - 1]!)) continue;
@@ -171,5 +173,5 @@ export function searchTermVectors(
     best.splice(pos, 0, { doc, score });
     if (best.length > limit) best.pop();
   }
-  return { query: q, terms, total, hits: best };
+  return { query: query.q, terms: query.terms, total, hits: best };
 }

@@ -3,11 +3,12 @@
  * reading (a broken file is an error that names it), and atomic rewrites that keep the key order.
  */
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
+import { closeSync, mkdirSync, openSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Document, parse, stringify } from 'yaml';
+import { yaml } from '../../shared/lazy-yaml.js';
 import { ConfigFileError } from '../errors.js';
 import { CONFIG_KEYS } from './keys.js';
+import { parseSimpleConfig } from './simple-yaml.js';
 
 export { ConfigFileError };
 
@@ -28,6 +29,7 @@ const WRITTEN_HEADER = [
 
 /** The commented template: every key with its default. */
 export function configTemplate(): string {
+  const { stringify } = yaml();
   const lines = [...TEMPLATE_HEADER];
   for (const key of CONFIG_KEYS) {
     const value =
@@ -44,10 +46,17 @@ export function configTemplate(): string {
 /** Creates the directory (0700) and the template (0600) unless the file exists; an existing file is never touched. */
 export function ensureConfigFile(file: string): void {
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
+  let fd: number;
   try {
-    writeFileSync(file, configTemplate(), { flag: 'wx', mode: 0o600 });
+    fd = openSync(file, 'wx', 0o600);
   } catch (err) {
     if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+    return; // the template is only built when it is written
+  }
+  try {
+    writeFileSync(fd, configTemplate());
+  } finally {
+    closeSync(fd);
   }
 }
 
@@ -60,9 +69,11 @@ export function readConfigMapping(file: string): ConfigMapping | null {
     if ((err as NodeJS.ErrnoException).code === 'ENOENT') return null;
     throw new ConfigFileError(`cannot read ${file}: ${(err as Error).message}`);
   }
+  const simple = parseSimpleConfig(text);
+  if (simple !== null) return simple;
   let value: unknown;
   try {
-    value = parse(text);
+    value = yaml().parse(text);
   } catch (err) {
     throw new ConfigFileError(`cannot parse ${file}: ${(err as Error).message.split('\n')[0]}`);
   }
@@ -77,7 +88,7 @@ export function readConfigMapping(file: string): ConfigMapping | null {
 export function writeConfigMapping(file: string, mapping: ConfigMapping): void {
   mkdirSync(path.dirname(file), { recursive: true, mode: 0o700 });
   const entries = Object.entries(mapping);
-  const body = entries.length === 0 ? '' : new Document(mapping).toString({ lineWidth: 0 });
+  const body = entries.length === 0 ? '' : new (yaml().Document)(mapping).toString({ lineWidth: 0 });
   const tmp = path.join(path.dirname(file), `config.yaml.${randomBytes(6).toString('hex')}.tmp`);
   try {
     writeFileSync(tmp, WRITTEN_HEADER.join('\n') + '\n' + body, { mode: 0o600, flag: 'wx' });

@@ -5,7 +5,8 @@
  */
 import { chmodSync, mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
-import { Document, parse, Scalar } from 'yaml';
+import type { Scalar } from 'yaml';
+import { yaml } from '../../shared/lazy-yaml.js';
 import { rfc3339 } from '../../shared/time.js';
 import { hostsFilePath } from './paths.js';
 
@@ -67,7 +68,7 @@ export class HostsFile implements CredentialStore {
     }
     let root: unknown;
     try {
-      root = parse(text);
+      root = yaml().parse(text);
     } catch (err) {
       const reason = (err as Error).message.split('\n')[0];
       this.warn(`Warning: ${this.path} is not valid YAML (${reason}); treating as empty.\n`);
@@ -91,6 +92,7 @@ export class HostsFile implements CredentialStore {
     } catch {
       // best effort (CONTRACT §16.1)
     }
+    const { Document, Scalar } = yaml();
     const table: Record<string, { token: string; added_at: Scalar }> = {};
     for (const host of [...hosts.keys()].sort()) {
       const entry = hosts.get(host)!;

@@ -2,7 +2,7 @@
  * Audit bindings on a request's log lines (docs/decisions.md "Audit labels"): the reverse proxy's user header on
  * every request, the credential kind and user once a guard has resolved them.
  */
-import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
 
 /**
  * Adds bindings to every later log line of a request (including its `request completed` line). The request
@@ -12,12 +12,16 @@ function bindLog(request: FastifyRequest, bindings: Record<string, string>): voi
   (request.log as FastifyBaseLogger & { setBindings(b: Record<string, string>): void }).setBindings(bindings);
 }
 
-/** The reverse proxy's user header, recorded as metadata on every request; it never authenticates. */
+/**
+ * The reverse proxy's user header, recorded as metadata on every request; it never authenticates. A plain
+ * (callback) `onRequest` hook, as it runs on every request.
+ */
 export function userHeaderBinding(userHeader: string | null) {
   const header = userHeader?.toLowerCase() ?? null;
-  return async (request: FastifyRequest): Promise<void> => {
+  return (request: FastifyRequest, _reply: FastifyReply, done: () => void): void => {
     const value = header ? request.headers[header] : undefined;
     if (typeof value === 'string' && value !== '') bindLog(request, { user_header: value });
+    done();
   };
 }
 

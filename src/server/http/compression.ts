@@ -12,13 +12,13 @@ import { isApiPath, requestPath } from './headers.js';
 
 /**
  * `onSend`, ahead of the plugin's own (application hooks run before route hooks): marks a stored object with the
- * plugin's per-request opt-out.
+ * plugin's per-request opt-out. A plain (callback) hook, as it runs on every answer.
  */
-async function keepStoredObjects(request: FastifyRequest, reply: FastifyReply, payload: unknown): Promise<unknown> {
+function keepStoredObjects(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: () => void): void {
   if (payload instanceof Stream && reply.hasHeader('content-length') && isApiPath(requestPath(request))) {
     request.headers['x-no-compression'] = 'stored object';
   }
-  return payload;
+  done();
 }
 
 /** Registers compression for every route added after it (the plugin attaches itself to each route as it is added). */

@@ -21,6 +21,11 @@ export const API_HEADERS: readonly (readonly [string, string])[] = [
  * is reduced to its path, as the router does.
  */
 export function pathOf(rawUrl: string): string {
+  // The usual origin-form target (`/api/x?y`, every request of a browser or client): no scheme to strip.
+  if (rawUrl.startsWith('/')) {
+    const end = rawUrl.search(/[?#]/);
+    return end === -1 ? rawUrl : rawUrl.slice(0, end);
+  }
   const absolute = /^[a-z][a-z0-9+.-]*:\/\/[^/?#]*/i.exec(rawUrl);
   const target = absolute ? rawUrl.slice(absolute[0].length) || '/' : rawUrl;
   return target.split(/[?#]/, 1)[0] ?? '/';

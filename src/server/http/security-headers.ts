@@ -28,12 +28,21 @@ export const ADMIN_CSP =
 const isHtml = (contentType: unknown): boolean =>
   typeof contentType === 'string' && contentType.toLowerCase().startsWith('text/html');
 
-/** `onSend`: adds the headers; a page that brings its own policy (the admin UI) keeps it. */
-export async function securityHeaders(request: FastifyRequest, reply: FastifyReply): Promise<void> {
+/**
+ * `onSend`: adds the headers; a page that brings its own policy (the admin UI) keeps it. A plain (callback) hook,
+ * as it runs on every answer.
+ */
+export function securityHeaders(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  _payload: unknown,
+  done: () => void,
+): void {
   for (const [name, value] of SECURITY_HEADERS) reply.header(name, value);
   if (isHtml(reply.getHeader('content-type'))) {
     if (!reply.hasHeader('content-security-policy')) reply.header('Content-Security-Policy', HTML_CSP);
     reply.header('X-Frame-Options', 'DENY');
   }
   if (isApiPath(requestPath(request)) && !reply.hasHeader('cache-control')) reply.header('Cache-Control', 'no-store');
+  done();
 }

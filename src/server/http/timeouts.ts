@@ -3,7 +3,7 @@
  * time, so a 100 MiB upload over a slow link still completes while a client that stops sending is cut off.
  */
 import { Socket } from 'node:net';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 
 export interface Timeouts {
   /** Time to receive a request's complete headers (Node `headersTimeout`). */
@@ -33,16 +33,27 @@ export function serverTimeoutOptions(t: Timeouts) {
 }
 
 /**
+ * Whether a request announces a body (RFC 9112 §6.3: `Transfer-Encoding`, or a `Content-Length` other than 0); a
+ * request without one (every GET of a client) has nothing to watch.
+ */
+const announcesBody = (request: FastifyRequest): boolean => {
+  const { headers } = request;
+  const length = headers['content-length'];
+  return headers['transfer-encoding'] !== undefined || (length !== undefined && length !== '0');
+};
+
+/**
  * `onRequest`: while the body of a request is still arriving, closes the connection once the socket has read
  * nothing for `idleMs`. Progress is the socket's byte count, which also counts bytes the parser consumes directly.
+ * A plain (callback) hook: it runs on every request, and most have no body.
  */
 export function bodyIdleWatchdog(idleMs: number) {
   const tick = Math.max(50, Math.floor(idleMs / 10));
-  return async (request: FastifyRequest): Promise<void> => {
+  const watch = (request: FastifyRequest): void => {
     const raw = request.raw;
     const socket = raw.socket;
     // Injected requests (tests) have no network socket to watch.
-    if (raw.complete || !(socket instanceof Socket)) return;
+    if (!announcesBody(request) || raw.complete || !(socket instanceof Socket)) return;
     let seen = socket.bytesRead;
     let lastProgress = Date.now();
     const timer = setInterval(() => {
@@ -61,5 +72,9 @@ export function bodyIdleWatchdog(idleMs: number) {
     const stop = () => clearInterval(timer);
     raw.once('end', stop);
     raw.once('close', stop);
+  };
+  return (request: FastifyRequest, _reply: FastifyReply, done: () => void): void => {
+    watch(request);
+    done();
   };
 }

@@ -1,6 +1,7 @@
 /** The local wiki checkout the `wiki` commands read: `wiki_dir` of the config, relative to the working directory. */
 import path from 'node:path';
-import { buildSnapshot, scanWiki, type WikiSnapshot } from '../../../wiki/index.js';
+import { scanWiki } from '../../../wiki/scan.js';
+import { buildSnapshot, type WikiSnapshot } from '../../../wiki/snapshot.js';
 import type { CliContext } from '../../context.js';
 
 export function wikiRoot(ctx: CliContext): string {

@@ -3,8 +3,11 @@
  * in the user's cache directory: one file per wiki root, each page keyed by its path, size and mtime (ns). A page
  * whose key changed is read and indexed again, the others come from the cache; a missing, corrupt, truncated or
  * other-version cache is ignored and rewritten, never an error. Results are those of `searchWiki` on a snapshot.
+ *
+ * The cache also records the directories of a plain tree (no symlinks); while each is the same directory with the
+ * same mtime and ctime, no entry was added, removed or renamed in it, so the wiki is not walked again (its files are
+ * still stat'ed: an edit in place changes no directory). A run reads only the postings of its query terms.
  */
-import { createHash, randomBytes } from 'node:crypto';
 import {
   mkdirSync,
   readFileSync,
@@ -16,10 +19,28 @@ import {
   type BigIntStats,
 } from 'node:fs';
 import path from 'node:path';
-import { makeSnippet, type SearchQuery, type SearchResponse } from '../../../wiki/index.js';
-import { readCandidate, walkWiki, type Candidate } from '../../../wiki/scan.js';
-import { TermDictionary, TermVectorizer, searchTermVectors, type VectorDoc } from '../../../wiki/term-vectors.js';
-import { decodeCache, encodeCache, type CacheContents, type FileEntry } from './search-cache-file.js';
+import { crc32 } from 'node:zlib';
+import type { SearchQuery, SearchResponse } from '../../../wiki/api.js';
+import {
+  dirStamp,
+  readCandidate,
+  resolveWikiRoot,
+  walkWiki,
+  type Candidate,
+  type WalkedDir,
+} from '../../../wiki/scan.js';
+import { makeSnippet } from '../../../wiki/search.js';
+import { compareStrings } from '../../../wiki/links.js';
+import {
+  TermDictionary,
+  TermVectorizer,
+  parseQuery,
+  rankPages,
+  type ParsedQuery,
+  type QueryCounts,
+  type RankedPages,
+} from '../../../wiki/term-vectors.js';
+import { decodeCache, encodeCache, type CacheContents, type CacheTable, type FileEntry } from './search-cache-file.js';
 
 /** At most this many caches (one per wiki) are kept, the most recently written first. */
 export const MAX_CACHE_FILES = 8;
@@ -39,76 +60,270 @@ interface Indexed {
 
 /** The cache file of a wiki root (real path) inside `dir`. */
 export function cacheFileFor(dir: string, rootReal: string): string {
-  const digest = createHash('sha256').update(rootReal).digest('hex').slice(0, 32);
-  return path.join(dir, 'wiki-search', `${digest}.bin`);
+  // Two roots with one name only evict each other's cache: the root is stored in the file and compared.
+  const name = crc32(rootReal).toString(16).padStart(8, '0');
+  return path.join(dir, 'wiki-search', `${name}.bin`);
 }
 
-/** `GET /api/search` of the checkout at `root`, using and refreshing the cache under `cacheDir`. */
-export async function searchCheckout(root: string, cacheDir: string, query: SearchQuery): Promise<SearchResponse> {
-  const walk = await walkWiki(root);
-  const file = walk.rootReal === null ? null : cacheFileFor(cacheDir, walk.rootReal);
-  const cached = file === null ? null : readCache(file, walk.rootReal!);
-  const cachedByPath = new Map(cached?.files.map((entry) => [entry.path, entry]));
-  const dictionary = new TermDictionary(cached?.terms ?? []);
+/** A walked file: the row of the cache that still describes it, or its entry read in this run. */
+type Source = { row: number } | Indexed;
+
+/**
+ * `GET /api/search` of the checkout at `root`, using and refreshing the cache under `cacheDir`. `clock` (ms) decides
+ * which files and directories are settled enough to be cached (tests move it ahead).
+ */
+export async function searchCheckout(
+  root: string,
+  cacheDir: string,
+  query: SearchQuery,
+  clock: () => number = Date.now,
+): Promise<SearchResponse> {
+  const parsed = parseQuery(query.q ?? '');
+  const now = BigInt(clock()) * 1_000_000n;
+  let rootReal = await resolveWikiRoot(root);
+  let table = rootReal === null ? null : readCacheTable(cacheFileFor(cacheDir, rootReal), rootReal);
+  let candidates: Candidate[];
+  let dirs: readonly WalkedDir[] | null;
+  if (table !== null && table.dirCount > 0 && dirsUnchanged(table)) {
+    // No directory changed since the cache was written: the candidates are its files, not walked again.
+    candidates = cachedCandidates(table, rootReal!);
+    dirs = Array.from({ length: table.dirCount }, (_, d) => table!.dir(d));
+  } else {
+    const walk = await walkWiki(root, { dirs: true });
+    if (walk.rootReal !== rootReal) table = null; // the root moved in between
+    rootReal = walk.rootReal;
+    candidates = walk.candidates;
+    dirs = walk.dirs?.every((dir) => isSettled(dir, now)) ? walk.dirs : null;
+  }
+  const file = rootReal === null ? null : cacheFileFor(cacheDir, rootReal);
+  // The query terms' ids in the cache, and their postings (a cache whose postings are not well-formed is unused).
+  const cachedTermIds = parsed.terms.map((term) => table?.termId(term) ?? -1);
+  const postings = cachedTermIds.map((t) => (t === -1 ? null : table!.postings(t)));
+  if (postings.some((list, slot) => list === null && cachedTermIds[slot] !== -1)) table = null;
+  // Pages read in this run get term ids of their own.
+  const dictionary = new TermDictionary();
   const vectorizer = new TermVectorizer(dictionary);
   // The cache is rewritten when it is missing or when what it should hold changed (a page indexed again, removed).
-  let dirty = cached === null;
+  let dirty = table === null;
   let reused = 0;
-  const files: Indexed[] = [];
-  const now = BigInt(Date.now()) * 1_000_000n;
-  for (const candidate of walk.candidates) {
+  const sources: Source[] = [];
+  // Cache rows are in walk order: matched by a cursor, without a map of every path.
+  let row = 0;
+  const rows = table?.count ?? 0;
+  for (const candidate of candidates) {
     const info = statSync(candidate.real, { bigint: true, throwIfNoEntry: false });
-    const hit = cachedByPath.get(candidate.rel);
-    if (info && hit && hit.size === Number(info.size) && hit.mtimeNs === info.mtimeNs) {
-      files.push({ entry: hit, cacheable: true });
+    while (row < rows && !table!.pathIs(row, candidate.rel) && compareStrings(table!.path(row), candidate.rel) < 0) {
+      row++; // a file no longer walked
+    }
+    if (
+      info &&
+      row < rows &&
+      table!.pathIs(row, candidate.rel) &&
+      table!.size(row) === Number(info.size) &&
+      table!.mtimeNs(row) === info.mtimeNs
+    ) {
+      sources.push({ row: row++ });
       reused++;
       continue;
     }
     const indexed = indexFile(candidate, vectorizer, info);
     indexed.cacheable &&= info !== undefined && now - info.mtimeNs >= RACY_NS;
     if (indexed.cacheable) dirty = true;
-    files.push(indexed);
+    sources.push(indexed);
   }
-  if (cached !== null && reused !== cached.files.length) dirty = true;
+  if (table !== null && reused !== table.count) dirty = true;
+  // …and once to record the directories when it holds none but this run can record them (every file kept).
+  if (table?.dirCount === 0 && dirs !== null && sources.every((s) => 'row' in s || s.cacheable)) dirty = true;
 
-  // Served pages (CONTRACT §13.1): valid pages whose id no earlier file (by path) used.
-  const docs: (VectorDoc & { entry: FileEntry; candidate: Candidate })[] = [];
-  const seenIds = new Set<string>();
-  walk.candidates.forEach((candidate, i) => {
-    const { entry } = files[i]!;
-    if (entry.id === null) return;
-    const duplicate = seenIds.has(entry.id);
-    seenIds.add(entry.id);
-    if (entry.valid && !duplicate) {
-      docs.push({ id: entry.id, title: entry.title, type: entry.type, vector: entry.vector, entry, candidate });
-    }
-  });
-  const outcome = searchTermVectors(docs, dictionary, query.q ?? '', {
-    limit: query.limit,
-    includeSources: query.include_sources === true,
-  });
+  // Served pages (CONTRACT §13.1): valid pages whose id no earlier file (by path) used. When every walked file is a
+  // cache row and every row was walked, the cache's own served flags say it.
+  const served: number[] = [];
+  if (table !== null && reused === table.count && reused === sources.length) {
+    sources.forEach((source, i) => {
+      if (table!.served((source as { row: number }).row)) served.push(i);
+    });
+  } else {
+    const seenIds = new Set<string>();
+    sources.forEach((source, i) => {
+      const id = 'row' in source ? table!.id(source.row) : source.entry.id;
+      if (id === null) return;
+      const duplicate = seenIds.has(id);
+      seenIds.add(id);
+      if (!duplicate && ('row' in source ? table!.valid(source.row) : source.entry.valid)) served.push(i);
+    });
+  }
+  const outcome = rankPages(
+    servedPages(sources, served, table),
+    parsed,
+    queryCounts(sources, served, table, parsed, postings, dictionary),
+    {
+      limit: query.limit,
+      includeSources: query.include_sources === true,
+    },
+  );
   const response: SearchResponse = {
     query: outcome.query,
     total: outcome.total,
     results: outcome.hits.map(({ doc, score }) => {
-      const { entry, candidate } = docs[doc]!;
+      const i = served[doc]!;
+      const source = sources[i]!;
       // Bodies are not cached: the few shown are read again for their snippets.
-      const body = readCandidate(candidate).page?.body ?? '';
+      const body = readCandidate(candidates[i]!).page?.body ?? '';
       return {
-        id: entry.id!,
-        title: entry.title,
-        type: entry.type,
-        category: entry.category,
+        ...('row' in source
+          ? {
+              id: table!.id(source.row)!,
+              title: table!.title(source.row),
+              type: table!.type(source.row),
+              category: table!.category(source.row),
+            }
+          : {
+              id: source.entry.id!,
+              title: source.entry.title,
+              type: source.entry.type,
+              category: source.entry.category,
+            }),
         snippet: makeSnippet(body, outcome.terms),
         score,
       };
     }),
   };
-  if (file !== null && dirty) {
-    const kept = files.filter((f) => f.cacheable).map((f) => f.entry);
-    writeCache(file, compact(walk.rootReal!, dictionary, kept));
-  }
+  if (file !== null && dirty) writeCache(file, keptContents(rootReal!, sources, table, dictionary, dirs));
   return response;
+}
+
+/** The served files as the ranking reads them (ids are made only for the ties it breaks). */
+function servedPages(sources: readonly Source[], served: readonly number[], table: CacheTable | null): RankedPages {
+  const ids: (string | undefined)[] = new Array<string | undefined>(served.length);
+  const at = (doc: number) => sources[served[doc]!]!;
+  return {
+    lengths: Float64Array.from(served, (i) => {
+      const source = sources[i]!;
+      return 'row' in source ? table!.length(source.row) : source.entry.vector.length;
+    }),
+    id(doc) {
+      const source = at(doc);
+      return (ids[doc] ??= 'row' in source ? table!.id(source.row)! : source.entry.id!);
+    },
+    isSource(doc) {
+      const source = at(doc);
+      return 'row' in source ? table!.isSource(source.row) : source.entry.type === 'source';
+    },
+  };
+}
+
+/** Each query term's frequency in each served file, from the cache's postings and the vectors of this run. */
+function queryCounts(
+  sources: readonly Source[],
+  served: readonly number[],
+  table: CacheTable | null,
+  query: ParsedQuery,
+  postings: readonly ({ files: Uint32Array; tfs: Uint32Array } | null)[],
+  dictionary: TermDictionary,
+): QueryCounts {
+  const k = query.terms.length;
+  const tfs = new Float64Array(served.length * k);
+  const df = new Float64Array(k);
+  const titleMatch = new Uint8Array(served.length);
+  // The served page of each cache row (-1: not served in this run).
+  const docOfRow = new Int32Array(table?.count ?? 0).fill(-1);
+  const freshSlot = new Int32Array(dictionary.terms.length);
+  query.terms.forEach((term, slot) => {
+    const id = dictionary.idOf(term);
+    if (id !== -1) freshSlot[id] = slot + 1;
+  });
+  served.forEach((i, doc) => {
+    const source = sources[i]!;
+    if ('row' in source) {
+      docOfRow[source.row] = doc;
+      return;
+    }
+    if (source.entry.title.toLowerCase().includes(query.lower)) titleMatch[doc] = 1;
+    const { pairs } = source.entry.vector;
+    for (let p = 0; p < pairs.length; p += 2) {
+      const slot = freshSlot[pairs[p]!]!;
+      if (slot === 0) continue;
+      tfs[doc * k + slot - 1] = pairs[p + 1]!;
+      df[slot - 1]!++;
+    }
+  });
+  postings.forEach((list, slot) => {
+    if (list === null) return;
+    for (let p = 0; p < list.files.length; p++) {
+      const doc = docOfRow[list.files[p]!]!;
+      if (doc === -1) continue;
+      tfs[doc * k + slot] = list.tfs[p]!;
+      df[slot]!++;
+    }
+  });
+  if (table !== null && query.lower !== '') {
+    table.forEachTitleMatch(query.lower, (row) => {
+      const doc = docOfRow[row]!;
+      if (doc !== -1) titleMatch[doc] = 1;
+    });
+  }
+  return { tfs, df, titleMatch };
+}
+
+/**
+ * What the cache should hold after this run: the files walked that are cacheable, the rows still valid turned back
+ * into vectors (a cache whose postings are not well-formed keeps only this run's files).
+ */
+function keptContents(
+  root: string,
+  sources: readonly Source[],
+  table: CacheTable | null,
+  fresh: TermDictionary,
+  dirs: readonly WalkedDir[] | null,
+): CacheContents {
+  const vectors = table?.vectors() ?? null;
+  const merged = new TermDictionary(vectors === null ? [] : table!.terms());
+  // Each term of this run interned once; its pairs renumbered through the table.
+  const remap = Int32Array.from(fresh.terms, (term) => merged.intern(term));
+  const kept: FileEntry[] = [];
+  for (const source of sources) {
+    if ('row' in source) {
+      if (vectors !== null) kept.push(table!.entry(source.row, vectors[source.row]!));
+      continue;
+    }
+    if (!source.cacheable) continue;
+    const pairs = source.entry.vector.pairs.slice();
+    for (let p = 0; p < pairs.length; p += 2) pairs[p] = remap[pairs[p]!]!;
+    kept.push({ ...source.entry, vector: { pairs, length: source.entry.vector.length } });
+  }
+  // The directories stand for the candidates only when every candidate is kept.
+  return compact(root, merged, kept, dirs !== null && kept.length === sources.length ? [...dirs] : []);
+}
+
+/** Whether every directory recorded in the cache is still the same directory, unchanged. */
+function dirsUnchanged(table: CacheTable): boolean {
+  for (let d = 0; d < table.dirCount; d++) {
+    const dir = table.dir(d);
+    const info = statSync(dir.real, { bigint: true, throwIfNoEntry: false });
+    if (!info?.isDirectory()) return false;
+    const now = dirStamp(info);
+    if (now.dev !== dir.dev || now.ino !== dir.ino || now.mtimeNs !== dir.mtimeNs || now.ctimeNs !== dir.ctimeNs) {
+      return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * A directory changed in the last seconds may change again within the file system's timestamp granularity without
+ * its mtime moving (git's "racily clean" problem): it is not recorded, and the next run walks.
+ */
+function isSettled(dir: WalkedDir, now: bigint): boolean {
+  return now - dir.mtimeNs >= RACY_NS && now - dir.ctimeNs >= RACY_NS;
+}
+
+/** The cache's files as candidates: a plain tree (no symlinks), so each real path is the root joined with it. */
+function cachedCandidates(table: CacheTable, rootReal: string): Candidate[] {
+  const prefix = rootReal.endsWith(path.sep) ? rootReal : rootReal + path.sep;
+  return Array.from({ length: table.count }, (_, row) => {
+    const rel = table.path(row);
+    return { rel, real: prefix + (path.sep === '/' ? rel : rel.split('/').join(path.sep)) };
+  });
 }
 
 /** Read, parse and vectorize one candidate, keyed by the stat taken before reading. */
@@ -133,7 +348,12 @@ function indexFile(candidate: Candidate, vectorizer: TermVectorizer, info: BigIn
 }
 
 /** The cache contents of `entries`, with only the terms they use, renumbered densely. */
-function compact(root: string, dictionary: TermDictionary, entries: readonly FileEntry[]): CacheContents {
+function compact(
+  root: string,
+  dictionary: TermDictionary,
+  entries: readonly FileEntry[],
+  dirs: WalkedDir[],
+): CacheContents {
   const renumber = new Int32Array(dictionary.terms.length).fill(-1);
   const terms: string[] = [];
   const files = entries.map((entry) => {
@@ -148,7 +368,7 @@ function compact(root: string, dictionary: TermDictionary, entries: readonly Fil
     }
     return { ...entry, vector: { pairs, length: entry.vector.length } };
   });
-  return { root, terms, files };
+  return { root, terms, files, dirs };
 }
 
 /** Write atomically (temp file + rename); a cache that cannot be written only costs the next run its speed. */
@@ -156,7 +376,7 @@ function writeCache(file: string, contents: CacheContents): void {
   const bytes = encodeCache(contents);
   if (bytes.length > MAX_CACHE_DIR_BYTES) return;
   const dir = path.dirname(file);
-  const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
+  const temp = `${file}.${process.pid}.${Math.floor(Math.random() * 2 ** 32).toString(16)}.tmp`;
   try {
     mkdirSync(dir, { recursive: true, mode: 0o700 });
     writeFileSync(temp, bytes, { mode: 0o600 });
@@ -197,11 +417,16 @@ function pruneCacheDir(dir: string, current: string): void {
 }
 
 /** The cache of `rootReal`, or `null` when it is missing, unreadable, corrupt, truncated or of another version. */
-export function readCache(file: string, rootReal: string): CacheContents | null {
+export function readCacheTable(file: string, rootReal: string): CacheTable | null {
   try {
-    const contents = decodeCache(readFileSync(file));
-    return contents?.root === rootReal ? contents : null;
+    const table = decodeCache(readFileSync(file));
+    return table?.root === rootReal ? table : null;
   } catch {
     return null;
   }
+}
+
+/** The whole cache of `rootReal` as entries (tests), or `null` as for `readCacheTable`. */
+export function readCache(file: string, rootReal: string): CacheContents | null {
+  return readCacheTable(file, rootReal)?.contents() ?? null;
 }
