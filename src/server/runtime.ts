@@ -16,7 +16,11 @@ import { openIdentity, type Identity } from './auth/identity.js';
 import { CredentialChain } from './auth/system-pat.js';
 import type { ShownSetting } from './config/show.js';
 import type { Config } from './config/types.js';
+import { jobLeaseStoreOf } from './db/job-lease-store.js';
 import { acquireServerLock } from './db/lock.js';
+import type { ClusterNotifications } from './db/notifications.js';
+import { followIndexFlushes, openClusterNotifications } from './db/notifications-open.js';
+import { announcedWikiHeadOf } from './db/wiki-announced.js';
 import { ensureGraphSchemaInBackground } from './graph/constraints.js';
 import { createGraphClient, createUserQueryClient, type GraphClient } from './graph/driver.js';
 import { GraphService } from './graph/service.js';
@@ -108,6 +112,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
   let graph: GraphClient | null = null;
   let userQueryGraph: GraphClient | null = null;
   const background = new AbortController();
+  let notifications: ClusterNotifications | null = null;
   let identity: Identity | null = null;
   let papers: PaperAssets | null = null;
   let wiki: WikiService | null = null;
@@ -119,9 +124,15 @@ export async function startServer(config: Config, options: StartOptions): Promis
     userQueryGraph = config.graph ? createUserQueryClient(config.graph) : null;
     // Constraints and indexes are created in the background: an unreachable graph must not delay the start.
     if (graph) void ensureGraphSchemaInBackground(graph, logger, { signal: background.signal });
-    identity = await openIdentity(config, logger, options.settings ? { settings: options.settings } : {});
-    papers = await openPaperAssets(config, logger, { s3, graph });
-    wiki = await openWiki(config, logger);
+    // Cross-instance notifications (§21): revocations, wiki pulls and index flushes reach the other instances.
+    notifications = openClusterNotifications(config, logger);
+    identity = await openIdentity(config, logger, {
+      ...(options.settings ? { settings: options.settings } : {}),
+      notifications,
+    });
+    papers = await openPaperAssets(config, logger, { s3, graph, db: identity.db });
+    followIndexFlushes(papers.index, notifications, config.instanceId, logger);
+    wiki = await openWiki(config, logger, { notifications, announced: announcedWikiHeadOf(identity.db) });
     // The job machinery is built even with paper access off: ingest's fetch stage shares its limiter and slots
     // (CONTRACT §10); only the paper-access routes and the parse stage depend on the switch.
     // One preprint token bucket (§11.5) for PDF downloads, abstract-page lookups and metadata fetches (§18.1),
@@ -132,7 +143,9 @@ export async function startServer(config: Config, options: StartOptions): Promis
       options.access?.clock ?? systemClock,
       identity.db.buckets,
     );
-    const paperAccess = openPaperAccess(config, logger, papers, { ...options.access, limiter });
+    // On PostgreSQL a paper-access job runs on one instance at a time, under a lease in the user database (§21).
+    const leases = jobLeaseStoreOf(identity.db);
+    const paperAccess = openPaperAccess(config, logger, papers, { ...options.access, limiter, leases });
     access = paperAccess;
     const metadata = openPaperMetadata(config, logger, {
       cache: identity.db.metadata,
@@ -142,7 +155,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       signal: background.signal,
     });
     papers.useMetadataFill((versionless) => metadata.service.fill(versionless));
-    ingest = await openIngest(config, logger, paperAccess, papers);
+    ingest = await openIngest(config, logger, paperAccess, papers, identity.db);
     const rag = openChunkSearch(config);
     const health = new HealthService(
       {
@@ -176,8 +189,9 @@ export async function startServer(config: Config, options: StartOptions): Promis
     });
     // While shutting down, responses close their keep-alive connection so in-flight requests end the server.
     let shuttingDown = false;
-    app.addHook('onSend', async (_request, reply) => {
+    app.addHook('onSend', (_request, reply, _payload, done) => {
       if (shuttingDown) reply.header('Connection', 'close');
+      done();
     });
     const { port, forceTcp4 } = config.listen;
     const host = forceTcp4 ? await ipv4Host(config.listen.host) : config.listen.host;
@@ -195,6 +209,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     const openIdentityModule = identity;
     const paperAssets = papers;
     const wikiService = wiki;
+    const clusterNotifications = notifications;
     const ingestService = ingest;
     let closing: Promise<void> | null = null;
     return {
@@ -217,6 +232,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
             await work;
             await paperAssets.close().catch(() => undefined);
             await wikiService.close().catch(() => undefined);
+            await clusterNotifications.close().catch(() => undefined);
             await openIdentityModule.close().catch(() => undefined);
             await graphClient?.close().catch(() => undefined);
             await userQueryClient?.close().catch(() => undefined);
@@ -232,6 +248,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     if (access && ingest) await stopBackgroundWork(access, ingest, logger);
     await papers?.close().catch(() => undefined);
     await wiki?.close().catch(() => undefined);
+    await notifications?.close().catch(() => undefined);
     await identity?.close().catch(() => undefined);
     await graph?.close().catch(() => undefined);
     await userQueryGraph?.close().catch(() => undefined);

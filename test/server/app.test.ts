@@ -6,6 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { VERSION } from '../../src/shared/version.js';
 import { startTestServer, type TestServer } from '../support/server.js';
 import { TEST_USER_DB } from '../support/user-db.js';
+import { NEWEST_SCHEMA } from './db/newest-schema.js';
 
 const SYSTEM_PAT = 'system-pat-for-app-tests-0001';
 
@@ -37,7 +38,7 @@ describe('public endpoints', () => {
         ...(TEST_USER_DB === 'postgres'
           ? { backend: 'postgres', uri: 'redacted' }
           : { backend: 'sqlite', dir: 'redacted' }),
-        schema_version: 3,
+        schema_version: NEWEST_SCHEMA,
         latency_ms: expect.any(Number),
       },
     });

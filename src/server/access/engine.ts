@@ -19,6 +19,9 @@ import type { Converter, ConvertProgress } from './converter.js';
 import { etaSeconds, queueEstimate, type DurationRing } from './duration-ring.js';
 import { JobFailure, storeErrorText } from './failure.js';
 import { Job, type MarkdownResult, type PdfResult } from './job.js';
+import { WATCH_MS, type HeldLease, type JobLeases, type JobView } from './job-lease.js';
+import type { JobLeaseRow } from '../db/job-lease-store.js';
+import { jobSnapshot, type Snapshot } from './snapshot.js';
 import { FetchFailure, type FetchProgress, type PreprintFetcher } from './preprint-fetcher.js';
 import type { Slots, SlotTicket } from './slots.js';
 
@@ -68,6 +71,11 @@ export interface AccessEngineDeps {
   readonly failureCooldownMs?: number;
   /** Aborted when the server stops (also given to the fetcher and the converter). */
   readonly signal?: AbortSignal;
+  /**
+   * Cluster mode (§21, `SVC_DB_URL`): the job leases shared by the instances, so a job runs on one of them at a
+   * time. Absent (the embedded default): jobs live in this process only.
+   */
+  readonly leases?: JobLeases | null;
 }
 
 /** A job the engine holds, as the registry lists it (§18.2, §19). */
@@ -95,6 +103,8 @@ export class AccessEngine {
   private readonly recent = new Map<string, Job>();
   /** Jobs and ingest operations in progress (what shutdown waits for). */
   private readonly work = new Set<Promise<unknown>>();
+  /** Cluster mode: resolves once a new job knows where it runs (here, or followed on another instance). */
+  private readonly placements = new WeakMap<Job, { readonly promise: Promise<void>; readonly resolve: () => void }>();
   readonly counters = {
     cache_hits: 0,
     cache_misses: 0,
@@ -114,6 +124,19 @@ export class AccessEngine {
 
   get clock(): Clock {
     return this.deps.clock;
+  }
+
+  /** The job leases of cluster mode (§21), else `null`. */
+  get leases(): JobLeases | null {
+    return this.deps.leases ?? null;
+  }
+
+  /**
+   * Cluster mode: resolves once `job` took its lease, or follows (or ended with) the job of the instance holding
+   * it — when its snapshot is the cluster's. `undefined` without leases (a job is placed when created).
+   */
+  placement(job: Job): Promise<void> | undefined {
+    return this.placements.get(job)?.promise;
   }
 
   /** The job of `id`, if one is in progress or cooling down. */
@@ -145,7 +168,12 @@ export class AccessEngine {
     this.times.set(job, times);
     job.observe(() => void (times.updatedAt = this.deps.clock.now()));
     this.jobs.set(id.id, job);
-    void this.track(this.run(job));
+    if (this.deps.leases) {
+      let resolve = () => undefined as void;
+      const promise = new Promise<void>((r) => (resolve = r));
+      this.placements.set(job, { promise, resolve });
+    }
+    void this.track(this.run(job).finally(() => this.placed(job)));
     return job;
   }
 
@@ -324,12 +352,18 @@ export class AccessEngine {
   }
 
   private async run(job: Job): Promise<void> {
-    const { clock } = this.deps;
+    const { clock, leases } = this.deps;
+    let lease: HeldLease | null = null;
     try {
+      if (leases) {
+        lease = await this.lead(job, leases);
+        // The job ended on the instance that held it (a failure cooling down there).
+        if (lease === null) return;
+      }
       await this.fetchStage(job);
-      if (!job.wantMarkdown) return this.succeed(job);
-      await this.convertStage(job);
+      if (job.wantMarkdown) await this.convertStage(job);
       this.succeed(job);
+      await lease?.end(null, clock.now());
     } catch (err) {
       const stage = job.pdfReady ? 'convert' : 'fetch';
       const stopped = this.deps.signal?.aborted === true;
@@ -345,7 +379,92 @@ export class AccessEngine {
       if (times) times.finishedAt = clock.now();
       this.totals.failed++;
       job.failWith(failure, clock.now(), this.deps.failureCooldownMs ?? FAILURE_COOLDOWN_MS);
+      if (stopped) await lease?.release();
+      else if (lease && job.failure) {
+        const { kind, detail, notFound, until } = job.failure;
+        await lease.end({ kind, stage: failure.stage, detail, notFound }, until);
+      }
     }
+  }
+
+  /** What the job's row shows: its asset and its snapshot now. */
+  private view(job: Job): JobView {
+    const snapshot = jobSnapshot(job, this.queueView(job), this.deps.clock.now());
+    return { kind: job.wantMarkdown ? 'markdown' : 'pdf', snapshot: snapshot as unknown as Record<string, unknown> };
+  }
+
+  /**
+   * Cluster mode: takes the job's lease, or — while another instance holds it — follows that instance's job,
+   * looking at its row every second, until the lease is free (the job ended there, or its holder stopped renewing
+   * for 60 s) and this instance takes it. `null` when the job ended there in a failure still cooling down: the
+   * local job then ends with that failure.
+   */
+  private async lead(job: Job, leases: JobLeases): Promise<HeldLease | null> {
+    const { clock, signal } = this.deps;
+    for (;;) {
+      const claim = await leases
+        .acquire(job.id, () => this.view(job))
+        .catch((err: unknown) => {
+          const stage = job.pdfReady ? 'convert' : 'fetch';
+          throw new JobFailure('retryable', stage, `paper-access job record unavailable: ${(err as Error).message}`);
+        });
+      if (claim.lease !== null) {
+        const lease = claim.lease;
+        job.heldElsewhere = false;
+        job.remote = null;
+        job.observe(() => lease.changed());
+        job.changed();
+        this.placed(job);
+        return lease;
+      }
+      if (claim.row?.failure) {
+        this.endAsElsewhere(job, claim.row, claim.row.failure);
+        return null;
+      }
+      if (claim.row) this.follow(job, claim.row);
+      this.placed(job);
+      await clock.sleep(WATCH_MS, signal);
+    }
+  }
+
+  /** The placement of `job` is known: its snapshot is now the cluster's. */
+  private placed(job: Job): void {
+    this.placements.get(job)?.resolve();
+  }
+
+  /** Shows the stored snapshot of the instance running the job; its stored PDF as soon as it has one. */
+  private follow(job: Job, row: JobLeaseRow): void {
+    const remote = row.snapshot as unknown as Snapshot;
+    job.heldElsewhere = true;
+    job.remote = remote;
+    if (remote.pdf_ready && !job.pdfReady) {
+      job.pdfReady = true;
+      // Ingest's fetch step joined this job: it finishes once the PDF is stored, wherever it was fetched.
+      this.deps.papers.findPdf(job.preprint).then(
+        (stored) => {
+          if (stored === null || job.pdfStored.settled) return;
+          job.pdfResult = { key: stored.key, sha256: storedSha256(stored.metadata), bytes: stored.size, reused: true };
+          job.pdfStored.resolve(job.pdfResult);
+        },
+        () => undefined,
+      );
+    }
+    job.changed();
+  }
+
+  /** The job ended on another instance in `failure`: this one answers that failure until its cooldown ends. */
+  private endAsElsewhere(job: Job, row: JobLeaseRow, failure: NonNullable<JobLeaseRow['failure']>): void {
+    const now = this.deps.clock.now();
+    job.heldElsewhere = true;
+    job.remote = null;
+    job.pdfReady = (row.snapshot as unknown as Snapshot).pdf_ready === true;
+    const times = this.times.get(job);
+    if (times) times.finishedAt = now;
+    const ended = new JobFailure(failure.kind, failure.stage, failure.detail, {
+      notFound: failure.notFound,
+      retryAt: row.leaseUntil,
+    });
+    job.failWith(ended, now, row.leaseUntil - now);
   }
 
   private succeed(job: Job): void {

@@ -5,6 +5,7 @@
 import type { VersionedPreprintId } from '../../shared/ids.js';
 import type { SlotTicket } from './slots.js';
 import type { FailureKind, JobFailure } from './failure.js';
+import type { Snapshot } from './snapshot.js';
 
 export type JobState = 'queued' | 'running' | 'failed' | 'cooldown' | 'done';
 export type JobPhase = 'fetching_pdf' | 'converting_md' | 'ready' | 'error_fetching' | 'error_converting';
@@ -89,6 +90,13 @@ export class Job implements SlotTicket {
   failure: JobFailureInfo | null = null;
   pdfResult: PdfResult | null = null;
   mdResult: MarkdownResult | null = null;
+  /**
+   * Cluster mode (§21): the job runs on another instance, which holds its lease; this is the snapshot it stored,
+   * what this instance answers meanwhile. `null` when the job runs here.
+   */
+  remote: Snapshot | null = null;
+  /** The job was run by another instance (followed, or ended there in failure): the cluster's list shows its row. */
+  heldElsewhere = false;
   /** Resolves when the PDF is stored (or was already). */
   readonly pdfStored = new Deferred<PdfResult>();
   /** Resolves when the whole job succeeded. */

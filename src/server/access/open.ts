@@ -10,6 +10,8 @@ import { systemClock, type Clock } from './clock.js';
 import { Converter } from './converter.js';
 import { DurationRing } from './duration-ring.js';
 import { AccessEngine, type ConversionAvailability } from './engine.js';
+import { JobLeases } from './job-lease.js';
+import type { JobLeaseStore } from '../db/job-lease-store.js';
 import { openAlexClientOf } from './openalex-client.js';
 import { ParserApiClient } from '../../parser-api/client.js';
 import { fetchTransport } from '../../parser-api/fetch-transport.js';
@@ -33,6 +35,11 @@ export interface PaperAccessOptions {
   readonly failureCooldownMs?: number;
   /** The preprint token bucket, when the caller shares it with the metadata fetcher (§18.1); else a new one. */
   readonly limiter?: TokenBucket;
+  /**
+   * Cluster mode (§21): the job leases in the shared user database, held under `SVC_INSTANCE_ID`; absent or
+   * `null` (SQLite), jobs live in this process only.
+   */
+  readonly leases?: JobLeaseStore | null;
 }
 
 export function conversionAvailability(config: Config): ConversionAvailability {
@@ -98,6 +105,7 @@ export function openPaperAccess(
     durations,
     parserTimeoutSeconds: config.parser?.timeoutSeconds ?? DEFAULT_PARSER_TIMEOUT_S,
     signal,
+    leases: options.leases ? new JobLeases({ store: options.leases, holder: config.instanceId, clock, logger }) : null,
     ...(options.failureCooldownMs !== undefined ? { failureCooldownMs: options.failureCooldownMs } : {}),
   });
   return new PaperAccess(resolver, engine, papers, { converter, ring, lifetime });

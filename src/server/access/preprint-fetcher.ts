@@ -280,12 +280,11 @@ export class PreprintFetcher {
   private async request(url: string, accept: string, signal: AbortSignal): Promise<Response> {
     let current = url;
     for (let hop = 0; ; hop++) {
-      await this.options.limiter.take(signal);
-      const res = await fetch(current, {
-        headers: { 'User-Agent': this.userAgent, Accept: accept },
-        redirect: 'manual',
+      const sending = current;
+      const res = await this.options.limiter.send(
+        () => fetch(sending, { headers: { 'User-Agent': this.userAgent, Accept: accept }, redirect: 'manual', signal }),
         signal,
-      });
+      );
       const location = res.headers.get('location');
       if (![301, 302, 303, 307, 308].includes(res.status) || location === null) return res;
       await res.body?.cancel();

@@ -97,6 +97,8 @@ export function unavailableSnapshot(id: VersionedPreprintId, pdfReady: boolean, 
 
 /** A job's snapshot; `now` for the cooldown fields. */
 export function jobSnapshot(job: Job, queue: QueueView | null, now: number): Snapshot {
+  // A job another instance runs: the snapshot it stored (§21).
+  if (job.remote !== null && job.inProgress) return { ...job.remote };
   const snapshot: Snapshot = {
     preprint_id: job.id,
     state: job.state === 'done' ? 'cached' : job.state,

@@ -11,6 +11,7 @@
  */
 import type { TokenBucketRepository } from '../db/user-database.js';
 import type { Clock } from './clock.js';
+import { watchSent } from './sent-at.js';
 
 /** The row of the preprint-fetch bucket in the user database. */
 export const PREPRINT_BUCKET = 'preprint-fetch';
@@ -25,23 +26,34 @@ class InProcessBuckets implements TokenBucketRepository {
   private readonly buckets = new Map<string, { tokens: number; last: number }>();
 
   async take(bucket: string, rate: number, capacity: number, now: number): Promise<number> {
-    let b = this.buckets.get(bucket);
-    if (!b) this.buckets.set(bucket, (b = { tokens: capacity, last: now }));
-    if (now > b.last) {
-      b.tokens = Math.min(capacity, b.tokens + ((now - b.last) / 1000) * rate);
-      b.last = now;
-    }
+    const b = this.refilled(bucket, rate, capacity, now);
     if (b.tokens >= 1) {
       b.tokens -= 1;
       return 0;
     }
     return Math.ceil(((1 - b.tokens) / rate) * 1000);
   }
+
+  async debit(bucket: string, tokens: number, rate: number, capacity: number, now: number): Promise<void> {
+    this.refilled(bucket, rate, capacity, now).tokens -= tokens;
+  }
+
+  private refilled(bucket: string, rate: number, capacity: number, now: number): { tokens: number; last: number } {
+    let b = this.buckets.get(bucket);
+    if (!b) this.buckets.set(bucket, (b = { tokens: capacity, last: now }));
+    if (now > b.last) {
+      b.tokens = Math.min(capacity, b.tokens + ((now - b.last) / 1000) * rate);
+      b.last = now;
+    }
+    return b;
+  }
 }
 
 export class TokenBucket {
   private readonly waiters: Waiter[] = [];
   private pumping = false;
+  /** Late sends being counted in the store (`send`); takes wait for them. */
+  private debits: Promise<void> = Promise.resolve();
 
   constructor(
     readonly rate: number,
@@ -75,6 +87,30 @@ export class TokenBucket {
     });
   }
 
+  /**
+   * Takes a token, then `send`s the request, counting the token from when the request was written rather than when
+   * it was granted: a request that left `d` ms after its grant (a fresh process's first connection, a busy event
+   * loop) also takes the `d × rate` tokens that refilled meanwhile, so the bucket's limit holds at the upstream's
+   * clock — in any window, the upstream sees no more requests than the bucket would have granted (§11.5, §21).
+   */
+  async send<T>(send: () => Promise<T>, signal?: AbortSignal): Promise<T> {
+    await this.take(signal);
+    const grantedAt = this.clock.now();
+    return watchSent(
+      () => this.clock.now(),
+      send,
+      (sentAt) => {
+        const late = sentAt - grantedAt;
+        if (late <= 0) return;
+        // The next take of this process waits for the write; a failed one leaves the grant-time count (an
+        // unreachable database fails the next take anyway).
+        this.debits = this.debits
+          .then(() => this.store.debit(PREPRINT_BUCKET, (late / 1000) * this.rate, this.rate, this.capacity, sentAt))
+          .catch(() => undefined);
+      },
+    );
+  }
+
   /** Callers waiting for a token. */
   get waiting(): number {
     return this.waiters.length;
@@ -92,6 +128,7 @@ export class TokenBucket {
       while (this.waiters.length > 0) {
         let waitMs: number;
         try {
+          await this.debits;
           waitMs = await this.store.take(PREPRINT_BUCKET, this.rate, this.capacity, this.clock.now());
         } catch (err) {
           this.waiters.shift()?.reject(err);

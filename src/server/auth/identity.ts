@@ -2,6 +2,8 @@ import type { Logger } from 'pino';
 import { processInputs } from '../config/index.js';
 import { showSettings, type ShownSetting } from '../config/show.js';
 import type { Config } from '../config/types.js';
+import type { ClusterNotifications } from '../db/notifications.js';
+import { NotifiedRevisionPats } from '../db/notifications-credentials.js';
 import { openUserDatabase } from '../db/open.js';
 import type { UserDatabase } from '../db/user-database.js';
 import { AdminService } from './admin.js';
@@ -56,6 +58,11 @@ export interface IdentityOptions {
    * (flags passed to `pksd serve` are not visible there; see the report).
    */
   readonly settings?: () => readonly ShownSetting[];
+  /**
+   * Cross-instance notifications (`pksd serve`): on PostgreSQL the PAT verify cache follows the credential
+   * notifications instead of reading the revision row per request. SQLite's revision is local and free already.
+   */
+  readonly notifications?: ClusterNotifications;
 }
 
 /**
@@ -74,7 +81,9 @@ export async function openIdentity(config: Config, logger: Logger, options: Iden
   }
   const users = new UserStore(db.users, now);
   const allowed = (login: string) => loginAllowed(config, login);
-  const pats = new PatService(db.pats, secret, now, allowed, logger);
+  const patRepository =
+    config.dbUrl !== null && options.notifications ? new NotifiedRevisionPats(db.pats, options.notifications) : db.pats;
+  const pats = new PatService(patRepository, secret, now, allowed, logger);
   const sessions = new SessionService(users, secret, now, allowed);
   const superusers = new SuperuserService(db.superusers, secret, now);
   const limiter = new SharedLimiter(db.rateCounters, now);

@@ -66,8 +66,9 @@ export const looksLikePat = (token: string): boolean => PAT_SHAPE.test(token);
 /**
  * User PATs: minting, listing, revocation and verification with a bounded cache (CONTRACT §7.3). The cache never
  * outlives a change of the database by anyone else (another instance, `pksd pat revoke`): the repository's
- * revision (SQLite's `data_version`, PostgreSQL's credential revision) moves on such changes, and the cache is
- * emptied when it does. A PAT whose owner's login is no longer on the allow-list does not verify.
+ * revision (SQLite's `data_version`, PostgreSQL's credential revision, or under `pksd serve` on PostgreSQL the count
+ * of its notifications, db/notifications-credentials.ts) moves on such changes, and the cache is emptied when it
+ * does. A PAT whose owner's login is no longer on the allow-list does not verify.
  */
 export class PatService {
   private readonly cache: LruCache<CachedPat>;
@@ -77,6 +78,11 @@ export class PatService {
    * so a verify that read a row before an eviction here must not cache it after.
    */
   private evictions = 0;
+  /**
+   * Uses not yet written, by PAT id: at most one `last_used_at` write per PAT in flight, the latest use written
+   * last (on PostgreSQL every write is a round trip: a busy PAT must not cost one per request).
+   */
+  private readonly unwrittenUses = new Map<string, number>();
 
   constructor(
     private readonly repo: PatRepository,
@@ -194,9 +200,23 @@ export class PatService {
   }
 
   private touch(id: string, now: number): void {
-    setImmediate(() => {
-      // Single column: `updated` is the record's edit time, not its use time.
-      this.repo.touch(id, now).catch((err: unknown) => this.logger?.warn({ err }, 'could not record PAT use'));
-    });
+    const pending = this.unwrittenUses.get(id);
+    this.unwrittenUses.set(id, Math.max(now, pending ?? now));
+    if (pending === undefined) setImmediate(() => void this.writeUses(id));
+  }
+
+  /** Writes the PAT's latest use until no newer one arrived during the write. */
+  private async writeUses(id: string): Promise<void> {
+    for (;;) {
+      const at = this.unwrittenUses.get(id);
+      if (at === undefined) return;
+      try {
+        // Single column: `updated` is the record's edit time, not its use time.
+        await this.repo.touch(id, at);
+      } catch (err) {
+        this.logger?.warn({ err }, 'could not record PAT use');
+      }
+      if (this.unwrittenUses.get(id) === at) this.unwrittenUses.delete(id);
+    }
   }
 }

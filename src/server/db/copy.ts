@@ -6,6 +6,7 @@
  * a target holding another deployment's data is refused unless `force` (which empties it first).
  */
 import type pg from 'pg';
+import { METADATA_COLUMNS } from '../papers/metadata/metadata-cache.js';
 import type { Db } from './database.js';
 import type { PostgresUserDatabase } from './postgres-user-database.js';
 
@@ -81,20 +82,7 @@ const TABLES: readonly TableCopy[] = [
     table: 'paper_metadata',
     label: 'cached papers',
     key: 'preprint_id',
-    columns: Object.fromEntries(
-      [
-        'preprint_id',
-        'title',
-        'authors',
-        'abstract',
-        'published',
-        'doi',
-        'openalex_id',
-        'cited_by_count',
-        'source',
-        'fetched_at',
-      ].map((c) => [c, c]),
-    ),
+    columns: Object.fromEntries([...METADATA_COLUMNS.split(', '), 'fetched_at'].map((c) => [c, c])),
   },
 ];
 

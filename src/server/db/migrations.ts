@@ -129,4 +129,28 @@ export const MIGRATIONS: readonly Migration[] = [
       );
     `,
   },
+  {
+    version: 4,
+    name: 'paper-access job leases: PostgreSQL only (SQLite serves one instance; its jobs stay in memory, CONTRACT §21)',
+    // Keeps the version numbers of the two backends in step (postgres-migrations.ts): nothing to create here.
+    sql: '',
+  },
+  {
+    version: 5,
+    name: 'ingest tasks and parser claims: PostgreSQL only (the embedded server keeps them in files, CONTRACT §5.1, §10.6)',
+    // Keeps the version numbers of the two backends in step (postgres-migrations.ts): nothing to create here.
+    sql: '',
+  },
+  {
+    version: 6,
+    name: 'credential revocation notifications: PostgreSQL only (SQLite serves one instance, CONTRACT §21)',
+    // Keeps the version numbers of the two backends in step (postgres-migrations.ts): nothing to create here.
+    sql: '',
+  },
+  {
+    version: 7,
+    name: 'the last announced wiki commit: PostgreSQL only (SQLite serves one instance, CONTRACT §21)',
+    // Keeps the version numbers of the two backends in step (postgres-migrations.ts): nothing to create here.
+    sql: '',
+  },
 ];

@@ -456,6 +456,14 @@ class PostgresTokenBuckets implements TokenBucketRepository {
     );
     return Math.max(1, Math.ceil(((1 - rows[0]!.tokens) / rate) * 1000));
   }
+
+  async debit(bucket: string, tokens: number, rate: number, capacity: number, now: number): Promise<void> {
+    await this.q(
+      `UPDATE token_buckets SET tokens = ${REFILLED} - $5::double precision, updated_at = GREATEST(updated_at, $4::bigint)
+       WHERE name = $1`,
+      [bucket, rate, capacity, now, tokens],
+    );
+  }
 }
 
 class PostgresMetadataCache implements MetadataCache {

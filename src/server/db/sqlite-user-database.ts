@@ -364,6 +364,14 @@ class SqliteTokenBuckets implements TokenBucketRepository {
     };
     return Math.max(1, Math.ceil(((1 - row.tokens) / rate) * 1000));
   }
+
+  async debit(bucket: string, tokens: number, rate: number, capacity: number, now: number): Promise<void> {
+    this.db
+      .prepare(
+        `UPDATE token_buckets SET tokens = ${REFILLED} - @tokens, updated_at = MAX(updated_at, @now) WHERE name = @bucket`,
+      )
+      .run({ bucket, rate, capacity, now, tokens });
+  }
 }
 
 export class SqliteUserDatabase implements UserDatabase {

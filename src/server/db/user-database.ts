@@ -179,6 +179,11 @@ export interface TokenBucketRepository {
    * takes nothing and returns the milliseconds until a token will be there (another instance may take it first).
    */
   take(bucket: string, rate: number, capacity: number, now: number): Promise<number>;
+  /**
+   * Atomically refills the bucket to `now` and takes `tokens` (a fraction; the bucket may go below zero): a request
+   * sent later than its token was taken is counted from when it was sent (§11.5 at the upstream).
+   */
+  debit(bucket: string, tokens: number, rate: number, capacity: number, now: number): Promise<void>;
 }
 
 export type UserDatabaseBackend = 'sqlite' | 'postgres';

@@ -22,13 +22,13 @@ import type { SlotTicket } from '../access/slots.js';
 import type { PaperAssets } from '../papers/assets.js';
 import { storedSha256 } from '../storage/write.js';
 import { finalStatus, type Stage, type StepDocument, type TaskDocument } from './task.js';
-import type { TaskStore } from './task-store.js';
+import type { IngestTaskStore } from './task-store-port.js';
 
 export class IngestRunner {
   constructor(
     private readonly access: PaperAccess,
     private readonly papers: PaperAssets,
-    private readonly store: TaskStore,
+    private readonly store: IngestTaskStore,
     private readonly logger: Logger,
     private readonly signal: AbortSignal,
   ) {}

@@ -10,7 +10,7 @@ import type { PaperAccess } from '../access/service.js';
 import type { PaperAssets } from '../papers/assets.js';
 import { IngestRunner } from './runner.js';
 import { PARSERS, pendingStep, remainingStages, selectStages, STAGES, type Stage, type TaskDocument } from './task.js';
-import type { TaskStore } from './task-store.js';
+import type { IngestTaskStore } from './task-store-port.js';
 
 /** Submit fields (§10.1) after schema validation; `preprint_id` only on submit. */
 export interface IngestOptionsInput {
@@ -69,7 +69,7 @@ export class IngestService {
   private readonly stopping = new AbortController();
 
   constructor(
-    private readonly store: TaskStore,
+    private readonly store: IngestTaskStore,
     access: PaperAccess,
     papers: PaperAssets,
     logger: Logger,
@@ -87,7 +87,7 @@ export class IngestService {
     if (input.stages !== undefined && input.stages.length === 0)
       throw new InvalidInputError('no ingest stages selected');
     const stages = selectStages(input.stages ?? null, input.stop_after ?? null);
-    const task = this.create(preprintId, requester, {
+    const task = await this.create(preprintId, requester, {
       parser,
       stages,
       stop_after: input.stop_after ?? null,
@@ -102,7 +102,7 @@ export class IngestService {
 
   /** `POST /api/ingest/{task_id}/continue` (§10.4). */
   async continueTask(sourceId: string, input: IngestOptionsInput, requester: string): Promise<Accepted> {
-    const source = this.get(sourceId);
+    const source = await this.get(sourceId);
     if (source.status === 'queued' || source.status === 'running') {
       throw new ConflictError(`task ${sourceId} is still running`);
     }
@@ -117,7 +117,7 @@ export class IngestService {
     }
     if (stages.length === 0) throw new InvalidInputError(`no ingest stages remaining for task ${sourceId}`);
     const requested = source.preprint_id;
-    const task = this.create(requested, requester, {
+    const task = await this.create(requested, requester, {
       parser,
       stages,
       stop_after: stopAfter,
@@ -130,16 +130,15 @@ export class IngestService {
     return accepted(task.task_id, 'ingest continuation queued');
   }
 
-  get(taskId: string): TaskDocument {
-    const task = this.store.get(taskId);
+  async get(taskId: string): Promise<TaskDocument> {
+    const task = await this.store.get(taskId);
     if (!task) throw new NotFoundError('ingest task not found');
     return task;
   }
 
   /** `GET /api/ingests` (limit already clamped to 1..500). */
-  list(limit: number): { total: number; tasks: TaskDocument[] } {
-    const all = this.store.all();
-    return { total: all.length, tasks: all.slice(0, limit) };
+  list(limit: number): Promise<{ total: number; tasks: TaskDocument[] }> {
+    return this.store.list(limit);
   }
 
   /** Tasks running in this process now. */
@@ -162,9 +161,9 @@ export class IngestService {
     await this.store.close();
   }
 
-  private create(requested: string, requester: string, options: TaskDocument['options']): TaskDocument {
+  private async create(requested: string, requester: string, options: TaskDocument['options']): Promise<TaskDocument> {
+    const id = await this.store.newId();
     const at = rfc3339(this.now());
-    const id = this.store.newId();
     return {
       task_id: id,
       preprint_id: requested,
@@ -185,7 +184,7 @@ export class IngestService {
 
   /**
    * Stores `task` and runs it. A submission that raced the shutdown is refused (503) rather than accepted and
-   * never run: before the store write, and again after it — then the task is forgotten, its file removed. The run
+   * never run: before the store write, and again after it — then the task is forgotten, its record removed. The run
    * is registered before the write, so a `close()` meanwhile waits for this submission too.
    */
   private async start(task: TaskDocument, requested: string): Promise<void> {

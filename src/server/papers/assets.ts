@@ -1,6 +1,7 @@
 import path from 'node:path';
 import type { Logger } from 'pino';
 import type { Config } from '../config/types.js';
+import type { UserDatabase } from '../db/user-database.js';
 import type { GraphClient } from '../graph/driver.js';
 import { LocalObjectStore } from '../storage/local-store.js';
 import type { ObjectStore } from '../storage/object-store.js';
@@ -8,7 +9,7 @@ import type { S3Clients } from '../storage/s3-client.js';
 import { S3ObjectStore } from '../storage/s3-store.js';
 import { Catalog, PaperIndex } from './catalog.js';
 import { StoreIndexPersistence } from './index-parquet.js';
-import { FileClaimStore, GraphClaimStore, type ClaimStore } from './claims.js';
+import { openClaimStore } from './claims.js';
 import { PaperService } from './service.js';
 import { Stager } from './staging.js';
 
@@ -20,7 +21,7 @@ const JANITOR_INTERVAL_MS = 60_000;
 export async function openPaperAssets(
   config: Config,
   logger: Logger,
-  deps: { s3: S3Clients | null; graph: GraphClient | null },
+  deps: { s3: S3Clients | null; graph: GraphClient | null; db?: UserDatabase },
 ): Promise<PaperAssets> {
   const store: ObjectStore = deps.s3 ? new S3ObjectStore(deps.s3, logger) : new LocalObjectStore(config.rawDir);
   await store.start();
@@ -30,9 +31,7 @@ export async function openPaperAssets(
   await index.load();
   index.startTimers();
   const catalog = new Catalog(index, deps.graph, logger);
-  const claims: ClaimStore = deps.graph
-    ? new GraphClaimStore(deps.graph)
-    : new FileClaimStore(path.join(config.dataDir, 'parser-claims'));
+  const claims = openClaimStore(config.dataDir, deps);
   const service = new PaperService({ config, logger, store, stager, catalog, claims });
 
   // The janitor deletes expired claims every 60 s (§5.1); failures are logged and retried next tick.

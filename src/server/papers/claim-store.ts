@@ -1,7 +1,8 @@
 /**
- * Parser claims (leases), CONTRACT §5.1: the claim-store port. Two adapters implement it with identical
- * behaviour: files under `<SVC_DATA_DIR>/parser-claims/` (`file-claim-store.ts`) and `(:ParserClaim)` graph nodes
- * (`../graph/claim-store.ts`).
+ * Parser claims (leases), CONTRACT §5.1: the claim-store port. Three adapters implement it with identical
+ * behaviour: files under `<SVC_DATA_DIR>/parser-claims/` (`file-claim-store.ts`), `(:ParserClaim)` graph nodes
+ * (`../graph/claim-store.ts`) and, in cluster mode without a graph (§21), PostgreSQL rows
+ * (`../db/postgres-claim-store.ts`).
  */
 import { randomBytes } from 'node:crypto';
 import type { VersionedPreprintId } from '../../shared/ids.js';
@@ -25,15 +26,20 @@ export type AcquireResult =
   { readonly ok: true; readonly claim: Claim } | { readonly ok: false; readonly existing: Claim };
 export type ReleaseResult = 'released' | 'absent' | 'mismatch';
 
-/** The claim store cannot be reached (graph configured but unreachable): 503 with the §5.1 text. */
+/**
+ * The claim store cannot be reached: 503 with the §5.1 text (the graph's), or the same words naming the database
+ * when the claims live in PostgreSQL (§21).
+ */
 export class ClaimStoreUnavailableError extends UnavailableError {
-  constructor(options?: { cause?: unknown }) {
-    super('claim store unavailable (graph unreachable); retry shortly', options);
+  constructor(options?: { cause?: unknown; store?: 'graph' | 'database' }) {
+    super(`claim store unavailable (${options?.store ?? 'graph'} unreachable); retry shortly`, {
+      cause: options?.cause,
+    });
   }
 }
 
 export interface ClaimStore {
-  readonly backend: 'file' | 'graph';
+  readonly backend: 'file' | 'graph' | 'postgres';
   /** Creates a claim unless an unexpired one exists (an expired one is replaced). Atomic per paper. */
   acquire(id: VersionedPreprintId, requester: string, ttlSeconds: number, now: Date): Promise<AcquireResult>;
   /** Releases a claim by id (§5.3 table). */

@@ -9,7 +9,7 @@ import { parsePreprintId, type VersionedPreprintId } from '../../shared/ids.js';
 import { rfc3339 } from '../../shared/time.js';
 import type { AccessEngine } from '../access/engine.js';
 import type { Job } from '../access/job.js';
-import { jobSnapshot } from '../access/snapshot.js';
+import { jobSnapshot, type Snapshot } from '../access/snapshot.js';
 import type { Claim } from './claim-store.js';
 import type { IndexRow } from './index/row.js';
 import type { PaperMetadataService } from './metadata/service.js';
@@ -55,15 +55,22 @@ function versionOf(row: IndexRow): PaperVersion {
  * A job shows as the markdown job when it converts, and as the PDF job when it only fetches or has not stored the
  * PDF yet (fetching, or failed fetching): a markdown job in its fetch phase is both.
  */
-function jobsOf(engine: AccessEngine | null, id: VersionedPreprintId | null): PaperDetail['jobs'] {
-  const job: Job | undefined = engine && id ? engine.job(id) : undefined;
-  if (!engine || !job) return { markdown: null, pdf: null };
-  const snapshot = jobSnapshot(job, engine.queueView(job), engine.clock.now());
-  const fetching = job.phase === 'fetching_pdf' || job.phase === 'error_fetching';
-  return {
-    markdown: job.wantMarkdown ? snapshot : null,
-    pdf: !job.wantMarkdown || fetching ? snapshot : null,
-  };
+function asJobs(snapshot: Snapshot, wantMarkdown: boolean): PaperDetail['jobs'] {
+  const fetching = snapshot.phase === 'fetching_pdf' || snapshot.phase === 'error_fetching';
+  return { markdown: wantMarkdown ? snapshot : null, pdf: !wantMarkdown || fetching ? snapshot : null };
+}
+
+/**
+ * The job of `id` held here (a job followed on another instance shows that instance's snapshot), else in cluster
+ * mode the job another instance runs or ended in a failure still cooling down (§21), from its lease row.
+ */
+async function jobsOf(engine: AccessEngine | null, id: VersionedPreprintId | null): Promise<PaperDetail['jobs']> {
+  if (!engine || !id) return { markdown: null, pdf: null };
+  const job: Job | undefined = engine.job(id);
+  if (job) return asJobs(jobSnapshot(job, engine.queueView(job), engine.clock.now()), job.wantMarkdown);
+  const row = await engine.leases?.elsewhere(id.id);
+  if (!row) return { markdown: null, pdf: null };
+  return asJobs(row.snapshot as unknown as Snapshot, row.kind === 'markdown');
 }
 
 /**
@@ -73,7 +80,7 @@ function jobsOf(engine: AccessEngine | null, id: VersionedPreprintId | null): Pa
 export async function paperDetail(deps: PaperDetailDeps, target: DetailTarget): Promise<PaperDetail> {
   const { versionless } = target;
   const versions = deps.index.versionsOf(versionless).map(versionOf);
-  const jobs = jobsOf(deps.engine, target.jobId);
+  const jobs = await jobsOf(deps.engine, target.jobId);
   const metadata = deps.metadata ? await deps.metadata.get(versionless) : null;
   if (versions.length === 0 && jobs.markdown === null && jobs.pdf === null && metadata === null) {
     throw new NotFoundError(`not hosted: ${target.requested}`);

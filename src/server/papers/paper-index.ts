@@ -95,6 +95,7 @@ export class PaperIndex {
   private chain: Promise<void> = Promise.resolve();
   private readonly flushDelayMs: number;
   private readonly reloadIntervalMs: number;
+  private flushed: (() => void) | null = null;
   available = false;
   loadedAt: Date | null = null;
 
@@ -382,6 +383,11 @@ export class PaperIndex {
     return this.pending.size > 0;
   }
 
+  /** Calls `listener` after each flush that stored the index object (other instances reload then, CONTRACT §21). */
+  onFlushed(listener: () => void): void {
+    this.flushed = listener;
+  }
+
   /** Writes the whole table if dirty (CAS; merge and retry on a lost race). Store errors reject. */
   flush(): Promise<void> {
     const persistence = this.persistence;
@@ -395,6 +401,7 @@ export class PaperIndex {
         return;
       }
       for (const [id, m] of snapshot) if (this.pending.get(id) === m) this.pending.delete(id);
+      this.flushed?.();
       // Our own table was stored (no remote merge): memory already holds it plus any mutation that arrived during
       // the save, so there is nothing to rebuild.
       if (result === 'stored') return;

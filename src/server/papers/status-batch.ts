@@ -1,7 +1,8 @@
 /**
  * `GET /api/papers/status/batch?ids=…` (CONTRACT §18.2): a pure probe of many papers at once — ids resolved
  * against what is stored (never upstream), states from the metadata index and, with paper access on, from the
- * jobs this instance holds. Nothing is started.
+ * jobs this instance holds — in cluster mode also from the job rows of the other instances (§21). Nothing is
+ * started.
  */
 import { BATCH_MAX_IDS, type BatchStatusItem } from '../../shared/api/registry.js';
 import { InvalidInputError } from '../../shared/domain-errors.js';
@@ -17,8 +18,11 @@ export interface JobView {
 }
 
 export interface JobProbe {
-  /** The job held for `id`, if any (paper access on). */
-  jobOf(id: VersionedPreprintId): JobView | null;
+  /**
+   * The jobs held for `ids` (paper access on), by canonical id — in cluster mode also those other instances run,
+   * read at once for all ids (one query, §21).
+   */
+  jobsOf(ids: readonly VersionedPreprintId[]): Promise<ReadonlyMap<string, JobView>>;
   /** Whether this server makes markdown of a stored PDF (paper access on and conversion enabled). */
   readonly conversionEnabled: boolean;
 }
@@ -57,16 +61,24 @@ const failed = (requested: string, error: BatchStatusItem['error']): BatchStatus
  * One result per id, in order: markdown stored → `cached`; else a job's state and phase; else, when a PDF is
  * stored but the server cannot convert it, `unavailable`; else `none` (a resolvable id with nothing stored).
  */
-export function batchStatus(index: PaperIndex, ids: readonly string[], probe: JobProbe): BatchStatusItem[] {
+export async function batchStatus(
+  index: PaperIndex,
+  ids: readonly string[],
+  probe: JobProbe,
+): Promise<BatchStatusItem[]> {
   requireIndex(index);
-  return ids.map((requested) => {
-    const lookup = resolveStored(index, requested);
+  const lookups = ids.map((requested) => ({ requested, lookup: resolveStored(index, requested) }));
+  const probed = lookups.flatMap(({ lookup }) =>
+    lookup.kind === 'found' && !(index.get(lookup.id.id)?.has_md ?? false) ? [lookup.id] : [],
+  );
+  const jobs = probed.length > 0 ? await probe.jobsOf(probed) : new Map<string, JobView>();
+  return lookups.map(({ requested, lookup }) => {
     if (lookup.kind === 'invalid') return failed(requested, 'invalid paper id');
     if (lookup.kind === 'not_found') return failed(requested, 'not found');
     const { id } = lookup;
     const row = index.get(id.id);
     const mdReady = row?.has_md ?? false;
-    const job = mdReady ? null : probe.jobOf(id);
+    const job = mdReady ? null : (jobs.get(id.id) ?? null);
     const pdfReady = (row?.has_pdf ?? false) || (job?.pdfReady ?? false);
     let state: string;
     let phase = '';

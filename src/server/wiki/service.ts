@@ -10,6 +10,8 @@ import type { Logger } from 'pino';
 import { ConflictError, UpstreamError } from '../../shared/domain-errors.js';
 import { emptySnapshot, type WikiSnapshot } from '../../wiki/index.js';
 import type { Config } from '../config/types.js';
+import type { ClusterNotifications } from '../db/notifications.js';
+import type { AnnouncedWikiHead } from '../db/wiki-announced.js';
 import {
   directoryExists,
   GitUnavailableError,
@@ -102,6 +104,16 @@ export interface WikiServiceOptions {
   readonly cwd?: string;
   /** Snapshot loader (default `loadWikiIsolated`: parsing in a resource-limited worker thread). */
   readonly load?: (dir: string) => Promise<WikiSnapshot>;
+  /**
+   * Cross-instance notifications (CONTRACT §21): a pull here announces its commit on the `wiki` channel, and a
+   * commit announced by another instance is pulled here too when HEAD differs.
+   */
+  readonly notifications?: ClusterNotifications;
+  /**
+   * Where a pull records the commit it announces (PostgreSQL, §21), so an instance whose listener was down while a
+   * pull was announced catches up when it reconnects. Absent: a missed announcement waits for the next pull.
+   */
+  readonly announced?: AnnouncedWikiHead | null;
 }
 
 const defaultScheduler: Scheduler = (fn, ms) => {
@@ -124,6 +136,7 @@ export function isExternal(dir: string, cwd: string): boolean {
 export async function openWiki(config: Config, logger: Logger, options: WikiServiceOptions = {}): Promise<WikiService> {
   const service = new WikiServiceImpl(config.wikiDir, logger, options);
   await service.start(options.refreshIntervalMs ?? WIKI_REFRESH_INTERVAL_MS, options.scheduler ?? defaultScheduler);
+  if (options.notifications) service.follow(options.notifications);
   return service;
 }
 
@@ -141,6 +154,9 @@ class WikiServiceImpl implements WikiService {
   private ticking = false;
   private cancelTimer: (() => void) | null = null;
   private closed = false;
+  private notifications: ClusterNotifications | null = null;
+  private unfollow: (() => void) | null = null;
+  private readonly announced: AnnouncedWikiHead | null;
 
   constructor(dir: string, logger: Logger, options: WikiServiceOptions) {
     this.dir = dir;
@@ -149,6 +165,7 @@ class WikiServiceImpl implements WikiService {
     this.defaultLoader = options.load === undefined;
     this.external = isExternal(dir, options.cwd ?? process.cwd());
     this.current = emptySnapshot(dir);
+    this.announced = options.announced ?? null;
   }
 
   async start(intervalMs: number, scheduler: Scheduler): Promise<void> {
@@ -282,7 +299,76 @@ class WikiServiceImpl implements WikiService {
   pull(): Promise<PullBody> {
     const run = this.pullChain.then(() => this.pullOnce());
     this.pullChain = run.catch(() => undefined);
-    return run;
+    return run.then((body) => {
+      this.announce();
+      return body;
+    });
+  }
+
+  /** Pulls the commits other instances announce (CONTRACT §21: every instance on the same commit within 10 s). */
+  follow(notifications: ClusterNotifications): void {
+    this.notifications = notifications;
+    this.unfollow = notifications.subscribe('wiki', (commit) => {
+      if (commit !== null) void this.catchUp(commit);
+      else void this.catchUpMissed();
+    });
+  }
+
+  /** Tells the other instances the commit a pull brought the checkout to (they pull when theirs differs). */
+  private announce(): void {
+    const notifications = this.notifications;
+    if (notifications === null) return;
+    void this.head()
+      .then(async (commit) => {
+        if (commit === null) return;
+        // Recorded first: an instance that misses the notification (listener down) reads it when it reconnects.
+        await this.announced
+          ?.record(commit, Date.now())
+          .catch((err: unknown) => this.log.warn({ err }, 'wiki pull: could not record the announced commit'));
+        await notifications.publish('wiki', commit);
+      })
+      .catch((err: unknown) => this.log.warn({ err }, 'wiki pull: could not notify the other instances'));
+  }
+
+  /**
+   * The listener reconnected, so a pull announced meanwhile may have been missed: follow the last recorded one
+   * (nothing to do when HEAD is that commit already).
+   */
+  private async catchUpMissed(): Promise<void> {
+    if (this.announced === null || this.closed) return;
+    let commit: string | null;
+    try {
+      commit = await this.announced.latest();
+    } catch (err) {
+      this.log.warn({ err }, 'wiki: could not read the last announced commit after the listener reconnected');
+      return;
+    }
+    if (commit !== null) await this.catchUp(commit);
+  }
+
+  /**
+   * Another instance pulled to `commit`: pull here too (serialised with this instance's pulls) unless HEAD is that
+   * commit already, in which case only the snapshot may be behind (a checkout shared with that instance).
+   */
+  private catchUp(commit: string): Promise<void> {
+    const run = this.pullChain.then(async () => {
+      if (this.closed) return;
+      if ((await this.head()) === commit) {
+        await this.refreshIfChanged();
+        return;
+      }
+      const body = await this.pullOnce();
+      if (body.new_commit === null || !commit.startsWith(body.new_commit)) {
+        this.log.warn(
+          { announced: commit, new_commit: body.new_commit },
+          "wiki pull after another instance's pull reached another commit",
+        );
+      }
+    });
+    this.pullChain = run.catch(() => undefined);
+    return run.catch((err: unknown) =>
+      this.log.warn({ err, announced: commit }, "wiki pull after another instance's pull failed"),
+    );
   }
 
   private async pullOnce(): Promise<PullBody> {
@@ -350,6 +436,8 @@ class WikiServiceImpl implements WikiService {
 
   async close(): Promise<void> {
     this.closed = true;
+    this.unfollow?.();
+    this.unfollow = null;
     this.cancelTimer?.();
     this.cancelTimer = null;
     await this.refreshChain;

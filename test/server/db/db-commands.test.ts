@@ -3,39 +3,22 @@
  * real SQLite file and a real PostgreSQL.
  */
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import pino from 'pino';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { openIdentity, type Identity } from '../../../src/server/auth/identity.js';
 import { SqliteUserDatabase } from '../../../src/server/db/sqlite-user-database.js';
 import { freePort } from '../../support/free-port.js';
 import { pksd } from '../../support/cli.js';
 import { usePostgres } from '../../support/postgres.js';
+import { NEWEST_SCHEMA } from './newest-schema.js';
+import { query, useTempDirs } from './support.js';
 import { testConfig } from '../../support/server.js';
 
 const postgres = usePostgres();
-const dirs: string[] = [];
-afterAll(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
-const tempDir = async () => {
-  const d = await mkdtemp(path.join(os.tmpdir(), 'pks-dbcmd-'));
-  dirs.push(d);
-  return d;
-};
-
-async function query(url: string, sql: string): Promise<pg.QueryResult> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const tempDir = useTempDirs('pks-dbcmd-');
 
 const withPassword = (url: string, password: string): string => {
   const u = new URL(url);
@@ -59,7 +42,7 @@ describe('pksd db status', () => {
       stdout:
         'backend: sqlite\n' +
         `location: ${path.join(dir, 'pb_data', 'pksd.db')}\n` +
-        'schema version: - (this pksd: 3; not created yet (created at the first start))\n',
+        `schema version: - (this pksd: ${NEWEST_SCHEMA}; not created yet (created at the first start))\n`,
       stderr: '',
     });
     await new SqliteUserDatabase(path.join(dir, 'pb_data')).close();
@@ -68,8 +51,8 @@ describe('pksd db status', () => {
     expect(JSON.parse(after.stdout)).toEqual({
       backend: 'sqlite',
       location: path.join(dir, 'pb_data', 'pksd.db'),
-      schema_version: 3,
-      pksd_schema_version: 3,
+      schema_version: NEWEST_SCHEMA,
+      pksd_schema_version: NEWEST_SCHEMA,
       state: 'current',
     });
   });
@@ -88,7 +71,7 @@ describe('pksd db status', () => {
     await (await openFor(env, await tempDir())).close();
     const text = await pksd(['db', 'status'], env);
     expect(text.stdout).toBe(
-      `backend: postgres\nlocation: ${withPassword(url, '***')}\nschema version: 3 (this pksd: 3; current)\n`,
+      `backend: postgres\nlocation: ${withPassword(url, '***')}\nschema version: ${NEWEST_SCHEMA} (this pksd: ${NEWEST_SCHEMA}; current)\n`,
     );
     await query(url, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (9, 'future', 'x')`);
     const newer = await pksd(['db', 'status', '--json'], env);
@@ -117,17 +100,26 @@ describe('the schema guard', () => {
     const url = await postgres.newDatabase();
     const dir = await tempDir();
     await (await openFor({ SVC_DB_URL: url }, dir)).close();
-    await query(url, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (4, 'future', 'x')`);
+    await query(
+      url,
+      `INSERT INTO schema_migrations (version, name, applied_at) VALUES (${NEWEST_SCHEMA + 1}, 'future', 'x')`,
+    );
     const env = { SVC_DB_URL: url, SVC_DB_DATA_DIR: path.join(dir, 'pb_data'), SVC_DATA_DIR: path.join(dir, 'data') };
     const users = await pksd(['users', 'list'], env, dir);
-    expect(users).toEqual({ code: 2, stdout: '', stderr: 'pksd: database schema 4 is newer than this pksd (3)\n' });
+    expect(users).toEqual({
+      code: 2,
+      stdout: '',
+      stderr: `pksd: database schema ${NEWEST_SCHEMA + 1} is newer than this pksd (${NEWEST_SCHEMA})\n`,
+    });
     const serve = await pksd(
       ['serve', '--http', `127.0.0.1:${await freePort()}`, '--raw-dir', path.join(dir, 'raw'), '--wiki-dir', dir],
       env,
       dir,
     );
     expect(serve.code).toBe(2);
-    expect(serve.stderr).toContain('pksd: database schema 4 is newer than this pksd (3)\n');
+    expect(serve.stderr).toContain(
+      `pksd: database schema ${NEWEST_SCHEMA + 1} is newer than this pksd (${NEWEST_SCHEMA})\n`,
+    );
   });
 });
 

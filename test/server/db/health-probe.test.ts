@@ -4,6 +4,7 @@
  */
 import { afterEach, describe, expect, it } from 'vitest';
 import { dropDatabase, usePostgres } from '../../support/postgres.js';
+import { NEWEST_SCHEMA } from './newest-schema.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 
 const postgres = usePostgres();
@@ -24,7 +25,7 @@ describe('the database health probe', () => {
       status: 'ok',
       backend: 'sqlite',
       dir: srv.config.dbDataDir,
-      schema_version: 3,
+      schema_version: NEWEST_SCHEMA,
       latency_ms: expect.any(Number),
     });
     const anonymous = await (await srv.fetch('/api/health')).json();
@@ -45,7 +46,7 @@ describe('the database health probe', () => {
       status: 'ok',
       backend: 'postgres',
       uri: shown.toString(),
-      schema_version: 3,
+      schema_version: NEWEST_SCHEMA,
       latency_ms: expect.any(Number),
     });
     expect(body.data.status).toBe('healthy');

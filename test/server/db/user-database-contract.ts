@@ -5,6 +5,7 @@
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { DeviceRow, PatRow, SuperuserRow, UserDatabase, UserRow } from '../../../src/server/db/user-database.js';
+import { NEWEST_SCHEMA } from './newest-schema.js';
 import type { CachedPaper } from '../../../src/server/papers/metadata/metadata-cache.js';
 
 export interface ContractBackend {
@@ -103,7 +104,7 @@ export function userDatabaseContract(name: string, backend: ContractBackend): vo
     };
 
     it('is migrated to the newest schema version and answers a ping', async () => {
-      expect(await db.schemaVersion()).toBe(3);
+      expect(await db.schemaVersion()).toBe(NEWEST_SCHEMA);
       await expect(db.ping()).resolves.toBeUndefined();
       expect(db.backend).toBe(name);
     });

@@ -3,29 +3,21 @@
  * PostgreSQL, then what is particular to each: migrations under PostgreSQL's advisory lock, and the "schema newer
  * than this pksd" guard on both.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
 import path from 'node:path';
 import pg from 'pg';
-import { afterAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { SchemaTooNewError } from '../../../src/server/db/migrations.js';
 import { migratePostgres, PostgresUserDatabase } from '../../../src/server/db/postgres-user-database.js';
 import { POSTGRES_MIGRATIONS } from '../../../src/server/db/postgres-migrations.js';
 import { SqliteUserDatabase } from '../../../src/server/db/sqlite-user-database.js';
 import type { UserDatabase } from '../../../src/server/db/user-database.js';
 import { usePostgres } from '../../support/postgres.js';
+import { NEWEST_SCHEMA } from './newest-schema.js';
+import { query, useTempDirs } from './support.js';
 import { userDatabaseContract } from './user-database-contract.js';
 
 const postgres = usePostgres();
-const dirs: string[] = [];
-afterAll(async () => {
-  for (const d of dirs) await rm(d, { recursive: true, force: true });
-});
-const tempDir = async () => {
-  const d = await mkdtemp(path.join(os.tmpdir(), 'pks-userdb-'));
-  dirs.push(d);
-  return d;
-};
+const tempDir = useTempDirs('pks-userdb-');
 
 userDatabaseContract('sqlite', {
   open: async () => new SqliteUserDatabase(path.join(await tempDir(), 'pb_data')),
@@ -43,16 +35,6 @@ userDatabaseContract('postgres', {
   reopen: async (db) => PostgresUserDatabase.open(urls.get(db)!),
 });
 
-async function query(url: string, sql: string): Promise<pg.QueryResult> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
-
 describe('PostgreSQL migrations', () => {
   it('instances starting together migrate once, under the advisory lock', async () => {
     const url = await postgres.newDatabase();
@@ -66,10 +48,10 @@ describe('PostgreSQL migrations', () => {
       await Promise.all(pools.map((pool) => pool.end()));
     }
     const rows = await query(url, 'SELECT version, name FROM schema_migrations ORDER BY version');
-    expect(rows.rows.map((r: { version: number }) => r.version)).toEqual([1, 2, 3]);
+    expect(rows.rows.map((r: { version: number }) => r.version)).toEqual(POSTGRES_MIGRATIONS.map((m) => m.version));
     // The lock is released: a later start opens at once.
     const db = await PostgresUserDatabase.open(url);
-    expect(await db.schemaVersion()).toBe(3);
+    expect(await db.schemaVersion()).toBe(NEWEST_SCHEMA);
     await db.close();
   });
 
@@ -79,11 +61,11 @@ describe('PostgreSQL migrations', () => {
     try {
       const broken = [
         ...POSTGRES_MIGRATIONS,
-        { version: 4, name: 'broken', sql: 'CREATE TABLE t4 (x int); SELECT nope' },
+        { version: NEWEST_SCHEMA + 1, name: 'broken', sql: 'CREATE TABLE t4 (x int); SELECT nope' },
       ];
       await expect(migratePostgres(pool, broken)).rejects.toThrow(/nope/);
       const version = await pool.query('SELECT MAX(version) AS v FROM schema_migrations');
-      expect(version.rows[0].v).toBe(3);
+      expect(version.rows[0].v).toBe(NEWEST_SCHEMA);
       const t4 = await pool.query(`SELECT to_regclass('t4') AS t`);
       expect(t4.rows[0].t).toBeNull();
     } finally {
@@ -98,11 +80,11 @@ describe('PostgreSQL migrations', () => {
     try {
       const dying = [
         ...POSTGRES_MIGRATIONS,
-        { version: 4, name: 'dies', sql: 'SELECT pg_terminate_backend(pg_backend_pid())' },
+        { version: NEWEST_SCHEMA + 1, name: 'dies', sql: 'SELECT pg_terminate_backend(pg_backend_pid())' },
       ];
       await expect(migratePostgres(pool, dying)).rejects.toThrow(/terminating connection/);
       const version = await pool.query('SELECT MAX(version) AS v FROM schema_migrations');
-      expect(version.rows[0].v).toBe(3);
+      expect(version.rows[0].v).toBe(NEWEST_SCHEMA);
     } finally {
       await pool.end();
     }
@@ -121,31 +103,31 @@ describe('PostgreSQL migrations', () => {
   it('refuses a database migrated by a newer pksd (schema newer than this binary)', async () => {
     const url = await postgres.newDatabase();
     await (await PostgresUserDatabase.open(url)).close();
-    await query(url, `INSERT INTO schema_migrations (version, name, applied_at) VALUES (7, 'future', 'x')`);
+    await query(
+      url,
+      `INSERT INTO schema_migrations (version, name, applied_at) VALUES (${NEWEST_SCHEMA + 1}, 'future', 'x')`,
+    );
     const opening = PostgresUserDatabase.open(url);
     await expect(opening).rejects.toBeInstanceOf(SchemaTooNewError);
-    await expect(opening).rejects.toThrow('database schema 7 is newer than this pksd (3)');
+    await expect(opening).rejects.toThrow(
+      `database schema ${NEWEST_SCHEMA + 1} is newer than this pksd (${NEWEST_SCHEMA})`,
+    );
   });
 
-  it('the location never shows the password', async () => {
+  it.each([
+    { given: 'in the URL', mask: '***', set: (url: URL) => (url.password = 's3cret-pw') },
+    {
+      given: 'as a query parameter',
+      mask: 'password=***',
+      set: (url: URL) => url.searchParams.set('password', 's3cret-pw'),
+    },
+  ])('the location never shows a password given $given', async ({ mask, set }) => {
     const url = new URL(await postgres.newDatabase());
-    url.password = 's3cret-pw';
+    set(url);
     const db = await PostgresUserDatabase.open(url.toString());
     try {
       expect(db.location).not.toContain('s3cret-pw');
-      expect(db.location).toContain('***');
-    } finally {
-      await db.close();
-    }
-  });
-
-  it('the location never shows a password given as a query parameter', async () => {
-    const url = new URL(await postgres.newDatabase());
-    url.searchParams.set('password', 's3cret-pw');
-    const db = await PostgresUserDatabase.open(url.toString());
-    try {
-      expect(db.location).not.toContain('s3cret-pw');
-      expect(db.location).toContain('password=***');
+      expect(db.location).toContain(mask);
     } finally {
       await db.close();
     }
@@ -156,9 +138,13 @@ describe('SQLite migrations', () => {
   it('refuses a database migrated by a newer pksd (schema newer than this binary)', async () => {
     const dir = path.join(await tempDir(), 'pb_data');
     const db = new SqliteUserDatabase(dir);
-    db.handle.prepare(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (5, 'future', 'x')`).run();
+    db.handle
+      .prepare(`INSERT INTO schema_migrations (version, name, applied_at) VALUES (${NEWEST_SCHEMA + 1}, 'future', 'x')`)
+      .run();
     await db.close();
-    expect(() => new SqliteUserDatabase(dir)).toThrow(new SchemaTooNewError(5, 3));
-    expect(() => new SqliteUserDatabase(dir)).toThrow('database schema 5 is newer than this pksd (3)');
+    expect(() => new SqliteUserDatabase(dir)).toThrow(new SchemaTooNewError(NEWEST_SCHEMA + 1, NEWEST_SCHEMA));
+    expect(() => new SqliteUserDatabase(dir)).toThrow(
+      `database schema ${NEWEST_SCHEMA + 1} is newer than this pksd (${NEWEST_SCHEMA})`,
+    );
   });
 });

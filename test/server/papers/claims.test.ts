@@ -1,26 +1,30 @@
 /**
- * Claim store contract (CONTRACT §5.1): the same suite against the file backend and a real Neo4j.
+ * Claim store contract (CONTRACT §5.1): the same suite against the file backend, a real Neo4j and a real PostgreSQL
+ * (cluster mode without a graph, §21).
  */
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import {
-  ClaimStoreUnavailableError,
   FileClaimStore,
   GraphClaimStore,
   normaliseTtl,
+  PostgresClaimStore,
   type ClaimStore,
 } from '../../../src/server/papers/claims.js';
-import { UnavailableError } from '../../../src/shared/domain-errors.js';
 import { requireUploadId } from '../../../src/shared/ids.js';
 import { graphClientFor, useNeo4j } from '../../support/neo4j.js';
 import { freePort } from '../../support/free-port.js';
+import { usePostgres } from '../../support/postgres.js';
+import { PostgresUserDatabase } from '../../../src/server/db/postgres-user-database.js';
+import { expectEveryCallUnavailable } from './claim-store-support.js';
 
 const T0 = new Date('2026-05-01T12:00:00.456Z');
 const at = (seconds: number) => new Date(T0.getTime() + seconds * 1000);
 
 const db = useNeo4j();
+const postgres = usePostgres();
 
 interface Fixture {
   store: ClaimStore;
@@ -45,6 +49,13 @@ const backends: [string, () => Promise<Fixture>][] = [
       await session.run('MATCH (c:ParserClaim) DETACH DELETE c');
       await session.close();
       return { store: new GraphClaimStore(db.graph), close: async () => undefined };
+    },
+  ],
+  [
+    'postgres',
+    async () => {
+      const userDb = await PostgresUserDatabase.open(await postgres.newDatabase());
+      return { store: new PostgresClaimStore(userDb.pool), close: () => userDb.close() };
     },
   ],
 ];
@@ -167,19 +178,7 @@ describe('graph backend unreachable', () => {
     const port = await freePort();
     const dead = graphClientFor({ boltUri: `bolt://127.0.0.1:${port}`, username: 'neo4j', password: 'x' });
     try {
-      const store = new GraphClaimStore(dead);
-      const id = requireUploadId('2501.00010v1');
-      const unavailable = {
-        kind: 'unavailable',
-        message: 'claim store unavailable (graph unreachable); retry shortly',
-      };
-      await expect(store.acquire(id, 'a', 60, T0)).rejects.toBeInstanceOf(ClaimStoreUnavailableError);
-      await expect(store.acquire(id, 'a', 60, T0)).rejects.toBeInstanceOf(UnavailableError);
-      await expect(store.acquire(id, 'a', 60, T0)).rejects.toMatchObject(unavailable);
-      await expect(store.release(id, 'x', T0)).rejects.toMatchObject(unavailable);
-      await expect(store.clear(id)).rejects.toMatchObject(unavailable);
-      await expect(store.active(T0)).rejects.toMatchObject(unavailable);
-      await expect(store.purgeExpired(T0)).rejects.toMatchObject(unavailable);
+      await expectEveryCallUnavailable(new GraphClaimStore(dead), 'graph');
     } finally {
       await dead.close();
     }

@@ -38,17 +38,23 @@ export class ArxivApiClient {
     const url = new URL(this.options.apiUrl);
     url.searchParams.set('id_list', versionless);
     const { signal: stop, limiter } = this.options;
-    await limiter.take(stop);
-    const timeout = AbortSignal.timeout(TIMEOUT_MS);
+    // Counted from the send, once the token was taken (the wait for it is not the upstream's time).
+    const timeout: { signal?: AbortSignal } = {};
     let res: Response;
     try {
-      res = await fetch(url, {
-        headers: { 'User-Agent': this.userAgent, Accept: 'application/atom+xml' },
-        redirect: 'manual',
-        signal: stop ? AbortSignal.any([stop, timeout]) : timeout,
-      });
+      res = await limiter.send(() => {
+        const bound = AbortSignal.timeout(TIMEOUT_MS);
+        timeout.signal = bound;
+        return fetch(url, {
+          headers: { 'User-Agent': this.userAgent, Accept: 'application/atom+xml' },
+          redirect: 'manual',
+          signal: stop ? AbortSignal.any([stop, bound]) : bound,
+        });
+      }, stop);
     } catch (err) {
-      throw new ArxivApiError(timeout.aborted ? `no answer within ${TIMEOUT_MS / 1000} s` : (err as Error).message);
+      throw new ArxivApiError(
+        timeout.signal?.aborted ? `no answer within ${TIMEOUT_MS / 1000} s` : (err as Error).message,
+      );
     }
     if (res.status !== 200) {
       await res.body?.cancel();

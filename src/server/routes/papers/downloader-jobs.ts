@@ -49,7 +49,7 @@ export function downloaderJobsAction(access: PaperAccess | null): PaperAction {
       response: { 200: DownloaderJobs },
     },
     handle: async (_request, reply) => {
-      const held = access?.jobs() ?? [];
+      const held = (await access?.jobs()) ?? [];
       const totals = access?.jobTotals() ?? { succeeded: 0, failed: 0, skipped: 0 };
       const jobs = held.map(downloaderJob);
       const answer: DownloaderJobs = {

@@ -51,7 +51,7 @@ export function jobsAction(access: PaperAccess | null): PaperAction {
       },
     },
     handle: async (_request, reply, _params, { state: wanted }) => {
-      const held = access?.jobs() ?? [];
+      const held = (await access?.jobs()) ?? [];
       const answer: RegistryJobs = {
         jobs: held
           .filter((j) => wanted === null || wanted.has(j.snapshot.state))
