@@ -11,6 +11,8 @@ export interface ApiRequest {
   readonly query?: Readonly<Record<string, string | undefined>>;
   /** Sent as a JSON body. */
   readonly body?: unknown;
+  /** More request headers (lower-case names), e.g. `range`; a caller that cannot send them leaves them out. */
+  readonly headers?: Readonly<Record<string, string>>;
   readonly signal?: AbortSignal;
 }
 

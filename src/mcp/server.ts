@@ -17,6 +17,7 @@ import { scopesCover, type ScopeAction, type ScopeObject } from '../shared/scope
 import { VERSION } from '../shared/version.js';
 import { replyDetail, type ApiCaller } from './caller.js';
 import type { Grants } from './grants.js';
+import type { MarkdownIndexes } from './markdown-indexes.js';
 import { errorResult, type ToolResult } from './results.js';
 import { storedMarkdown, TOOLS, wikiPagePath, type Feature, type ToolDef } from './tools.js';
 
@@ -28,6 +29,8 @@ export interface McpServerOptions {
   readonly log: (message: string) => void;
   readonly pollMs?: number;
   readonly now?: () => number;
+  /** Kept by the caller across servers (pksd makes one server per request); absent: whole markdown reads. */
+  readonly markdownIndexes?: MarkdownIndexes;
 }
 
 const POLL_MS = 1000;
@@ -134,6 +137,7 @@ export function createMcpServer(options: McpServerOptions): Server {
         signal: extra.signal,
         pollMs: options.pollMs ?? POLL_MS,
         now,
+        ...(options.markdownIndexes ? { markdownIndexes: options.markdownIndexes } : {}),
         async progress(progress, total, message) {
           if (progressToken === undefined) return;
           await extra.sendNotification({

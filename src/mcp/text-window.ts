@@ -3,6 +3,7 @@
  * `len` counts, and never half of a surrogate pair); a piece ends at a line end within its budget, and the
  * continuation hint tells where the next one starts. Pure: no I/O.
  */
+import { isUtf8 } from 'node:buffer';
 
 /** Code-point positions of a text, with its astral characters (two UTF-16 units) indexed once. */
 export class CodePoints {
@@ -112,14 +113,38 @@ function advance(bytes: Uint8Array, from: number, count: number): number {
  */
 export function markdownWindow(bytes: Buffer, offset: number, maxChars: number): MarkdownWindow | null {
   const total = countCodePoints(bytes, 0, bytes.length);
+  return sliceWindow({ bytes, firstPoint: 0, total, toEnd: true }, offset, maxChars);
+}
+
+/** Bytes of a stored text read from some byte on: enough for a window when `windowBytes` chose them. */
+export interface TextSlice {
+  readonly bytes: Buffer;
+  /** Code points of the whole text that start before `bytes` (whose first bytes may end the one before). */
+  readonly firstPoint: number;
+  /** Code points of the whole text. */
+  readonly total: number;
+  /** `bytes` reach the end of the text. */
+  readonly toEnd: boolean;
+}
+
+/** `markdownWindow` of the whole text, computed from a slice of its bytes: the same piece, hint and numbers. */
+export function sliceWindow(slice: TextSlice, offset: number, maxChars: number): MarkdownWindow | null {
+  const { bytes, firstPoint, total } = slice;
   if (offset > total) return null;
-  const start = advance(bytes, 0, offset);
+  const start = advance(bytes, 0, offset - firstPoint);
+  const needs = (enough: boolean): void => {
+    // `windowBytes` reads enough bytes for any window; this guards the arithmetic, it is not a fallback.
+    if (!enough) throw new Error(`the bytes read for the piece at ${offset} do not hold it`);
+  };
+  needs(offset >= firstPoint);
   if (total - offset <= maxChars) {
+    needs(slice.toEnd);
     return { text: bytes.toString('utf8', start), hint: null, offset, nextOffset: total, total };
   }
   // The longest hint this text can need: both numbers at most `total`.
   const budget = maxChars - continuationHint(total, total).length;
   const limit = advance(bytes, start, budget);
+  needs(slice.toEnd || limit < bytes.length);
   const newline = bytes.lastIndexOf(0x0a, limit - 1);
   const end = newline >= start ? newline + 1 : limit;
   const nextOffset = offset + countCodePoints(bytes, start, end);
@@ -130,6 +155,59 @@ export function markdownWindow(bytes: Buffer, offset: number, maxChars: number):
     nextOffset,
     total,
   };
+}
+
+/** Bytes between two checkpoints of a `TextIndex`. */
+export const CHECKPOINT_BYTES = 16 * 1024;
+
+/** What a stored text's pieces can be cut from without reading it whole: its length, and code points by byte. */
+export interface TextIndex {
+  /** Bytes of the text. */
+  readonly size: number;
+  /** Code points of the text. */
+  readonly total: number;
+  /** `checkpoints[k]`: the code points that start before byte `k · CHECKPOINT_BYTES`. */
+  readonly checkpoints: readonly number[];
+}
+
+/** The index of a stored text, `null` when it is not valid UTF-8 (its pieces are then cut from the whole bytes). */
+export function indexText(bytes: Buffer): TextIndex | null {
+  if (!isUtf8(bytes)) return null;
+  const checkpoints = [0];
+  let total = 0;
+  for (let from = 0; from < bytes.length; from += CHECKPOINT_BYTES) {
+    total += countCodePoints(bytes, from, Math.min(bytes.length, from + CHECKPOINT_BYTES));
+    checkpoints.push(total);
+  }
+  return { size: bytes.length, total, checkpoints };
+}
+
+/**
+ * The bytes `[start, end)` of an indexed text that hold the window at `offset` of at most `maxChars` (an offset
+ * past the end: the first byte, to learn that the text is unchanged), and the code points before `start`. From
+ * the checkpoint at or before `offset` to the first checkpoint past `offset + maxChars`, and never more than 4
+ * bytes a code point (the first may be preceded by at most 3 bytes of the one before).
+ */
+export function windowBytes(
+  index: TextIndex,
+  offset: number,
+  maxChars: number,
+): { start: number; end: number; firstPoint: number } {
+  if (offset > index.total) return { start: 0, end: Math.min(1, index.size), firstPoint: 0 };
+  // The last checkpoint inside the text (a range must hold a byte) at or before `offset`.
+  let k = index.checkpoints.length - 1;
+  while (k > 0 && (index.checkpoints[k]! > offset || k * CHECKPOINT_BYTES >= index.size)) k--;
+  const start = k * CHECKPOINT_BYTES;
+  const firstPoint = index.checkpoints[k]!;
+  // Code point `offset + maxChars` starts before the first checkpoint past it: no later byte is needed.
+  let past = k + 1;
+  while (past < index.checkpoints.length && index.checkpoints[past]! <= offset + maxChars) past++;
+  const end = Math.min(
+    start + 4 * (offset - firstPoint + maxChars) + 4,
+    start + CHECKPOINT_BYTES + 4 * maxChars,
+    past * CHECKPOINT_BYTES,
+  );
+  return { start, end: Math.min(index.size, end), firstPoint };
 }
 
 export interface Heading {

@@ -11,7 +11,17 @@ import { parsePaperRef } from '../shared/paper-ref.js';
 import type { Scope } from '../shared/scopes.js';
 import { paperPath, replyJson, type ApiCaller, type ApiReply } from './caller.js';
 import { errorResult, jsonResult, replyError, text, type ToolResult } from './results.js';
-import { CodePoints, markdownWindow, MIN_WINDOW_CHARS, outline, type Heading } from './text-window.js';
+import { MarkdownIndexes } from './markdown-indexes.js';
+import {
+  CodePoints,
+  markdownWindow,
+  MIN_WINDOW_CHARS,
+  outline,
+  sliceWindow,
+  windowBytes,
+  type Heading,
+  type MarkdownWindow,
+} from './text-window.js';
 import { ENDED_STATES, progressMessage } from './wait.js';
 
 /** What a tool may use while it runs. */
@@ -24,6 +34,8 @@ export interface ToolContext {
   /** How often a waiting `paper_markdown` polls the job (ms). */
   readonly pollMs: number;
   now(): number;
+  /** Where `paper_markdown` keeps the indexes that let it read a piece as a byte range; absent: whole reads. */
+  readonly markdownIndexes?: MarkdownIndexes;
 }
 
 /** A feature the server must have for a tool to be listed. */
@@ -91,14 +103,48 @@ export async function storedMarkdown(
   return { markdown: reply.body.toString('utf8') };
 }
 
-/** The piece of `markdown` asked for, and the hint to the next one (two text items). */
-function windowResult(markdown: Buffer, offset: number, maxChars: number): ToolResult {
-  const window = markdownWindow(markdown, offset, maxChars);
-  if (window === null) {
-    const total = new CodePoints(markdown.toString('utf8')).length;
-    return errorResult(`offset ${offset} is past the end of the markdown (${total} characters)`);
-  }
+/** The piece asked for, and the hint to the next one (two text items). */
+function windowResult(window: MarkdownWindow | null, offset: number, total: () => number): ToolResult {
+  if (window === null) return errorResult(`offset ${offset} is past the end of the markdown (${total()} characters)`);
   return { content: window.hint === null ? [text(window.text)] : [text(window.text), text(window.hint)] };
+}
+
+/** The piece of the whole `markdown` asked for. */
+const wholeWindowResult = (markdown: Buffer, offset: number, maxChars: number): ToolResult =>
+  windowResult(
+    markdownWindow(markdown, offset, maxChars),
+    offset,
+    () => new CodePoints(markdown.toString('utf8')).length,
+  );
+
+/**
+ * `GET …/markdown` for a piece: with the markdown's index, only the bytes the piece needs (`Range`), cut into the
+ * `piece`; else the answer of the whole read (a markdown changed since it was indexed — another ETag or size, or
+ * 416 — is read again whole), which the caller handles as before.
+ */
+async function readPiece(
+  ctx: ToolContext,
+  path: string,
+  offset: number,
+  maxChars: number,
+): Promise<{ piece: ToolResult } | { reply: ApiReply }> {
+  const whole = () => ctx.call({ method: 'GET', path, signal: ctx.signal });
+  const known = ctx.markdownIndexes?.get(path);
+  if (known === undefined || known.index.size === 0) return { reply: await whole() };
+  const span = windowBytes(known.index, offset, maxChars);
+  const reply = await ctx.call({
+    method: 'GET',
+    path,
+    headers: { range: `bytes=${span.start}-${span.end - 1}` },
+    signal: ctx.signal,
+  });
+  const slice = ok(reply, 206) ? MarkdownIndexes.slice(reply, known, span.start) : null;
+  if (slice !== null) {
+    const { total } = known.index;
+    const window = sliceWindow({ ...slice, firstPoint: span.firstPoint, total }, offset, maxChars);
+    return { piece: windowResult(window, offset, () => total) };
+  }
+  return { reply: ok(reply, 206, 416) ? await whole() : reply };
 }
 
 /** Polls the job of a 202 until the markdown is stored, the job ends, the wait ends or the client cancels. */
@@ -107,14 +153,14 @@ async function waitForMarkdown(
   path: string,
   first: JobSnapshot,
   waitSeconds: number,
-  window: (markdown: Buffer) => ToolResult,
+  window: (reply: ApiReply) => ToolResult,
 ): Promise<ToolResult> {
   const deadline = ctx.now() + waitSeconds * 1000;
   let job = first;
   for (let polls = 1; ; polls++) {
     if (job.state === 'cached') {
       const reply = await ctx.call({ method: 'GET', path: `${path}/markdown`, signal: ctx.signal });
-      if (ok(reply, 200)) return window(reply.body);
+      if (ok(reply, 200)) return window(reply);
       if (!ok(reply, 202)) return replyError(reply);
       job = body<JobSnapshot>(reply);
     }
@@ -173,10 +219,16 @@ const paperMarkdown = define({
   ),
   async run(input, ctx) {
     const path = paperPath(routeId(input.id));
-    const window = (markdown: Buffer) =>
-      windowResult(markdown, input.offset ?? 0, input.max_chars ?? DEFAULT_MAX_CHARS);
-    const reply = await ctx.call({ method: 'GET', path: `${path}/markdown`, signal: ctx.signal });
-    if (ok(reply, 200)) return window(reply.body);
+    const offset = input.offset ?? 0;
+    const maxChars = input.max_chars ?? DEFAULT_MAX_CHARS;
+    const window = (reply: ApiReply) => {
+      ctx.markdownIndexes?.remember(`${path}/markdown`, reply);
+      return wholeWindowResult(reply.body, offset, maxChars);
+    };
+    const read = await readPiece(ctx, `${path}/markdown`, offset, maxChars);
+    if ('piece' in read) return read.piece;
+    const { reply } = read;
+    if (ok(reply, 200)) return window(reply);
     if (!ok(reply, 202)) return replyError(reply);
     return waitForMarkdown(ctx, path, body<JobSnapshot>(reply), input.wait_seconds ?? DEFAULT_WAIT_SECONDS, window);
   },

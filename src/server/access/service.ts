@@ -6,12 +6,12 @@ import type { Readable } from 'node:stream';
 import { NotFoundError } from '../../shared/domain-errors.js';
 import { imageKey, legacyPaperKeys, paperKeys, type VersionedPreprintId } from '../../shared/ids.js';
 import { contentTypeFor } from '../storage/keys.js';
-import type { ObjectInfo } from '../storage/object-store.js';
+import type { ByteRange, GotObject, ObjectInfo } from '../storage/object-store.js';
 import type { PaperService } from '../papers/service.js';
 import { unsafeNameReason } from '../papers/zip-bundle.js';
 import { imageNameProblem } from '../papers/zip-bundle-names.js';
 import type { Converter } from './converter.js';
-import { SHUTDOWN_DETAIL, type AccessEngine, type AccessKind } from './engine.js';
+import { RECENT_MAX, RECENT_MS, SHUTDOWN_DETAIL, type AccessEngine, type AccessKind } from './engine.js';
 import type { Resolution, Resolver } from './resolver.js';
 import {
   accepted,
@@ -32,6 +32,9 @@ export interface Content {
   readonly body: Readable;
   /** The stored object's key (the PDF's file name comes from it). */
   readonly key: string;
+  readonly etag: string | null;
+  /** For a ranged read: the bytes `body` holds (`size` is the whole object's), or `unsatisfiable`. */
+  readonly range?: GotObject['range'];
 }
 
 /** How a trigger ended when no bytes are sent (the route picks the status from `outcome`). */
@@ -169,19 +172,26 @@ export class PaperAccess {
     const pdfReady = pdf !== null;
     const mdReady = md !== null;
     let snapshot: Snapshot;
+    let elsewhere: Snapshot | null = null;
     if ((kind === 'pdf' ? pdf : md) !== null) snapshot = cachedSnapshot(id, kind, pdfReady, mdReady);
     else if (job) snapshot = { ...jobSnapshot(job, null, now), pdf_ready: pdfReady || job.pdfReady, md_ready: mdReady };
-    else if (kind === 'markdown' && !this.engine.conversion.enabled) {
+    else if (this.engine.leases && (elsewhere = await this.elsewhere(id)) !== null) {
+      // Cluster mode: the job another instance runs, or its failure while the cooldown lasts (§21).
+      snapshot = { ...elsewhere, pdf_ready: pdfReady || elsewhere.pdf_ready, md_ready: mdReady };
+    } else if (kind === 'markdown' && !this.engine.conversion.enabled) {
       snapshot = unavailableSnapshot(id, pdfReady, `server-side conversion disabled: ${this.engine.conversion.reason}`);
     } else snapshot = noneSnapshot(id, kind, pdfReady, mdReady);
     return withResolution(snapshot, resolution);
   }
 
-  /** `GET …/markdown` and `GET …/pdf`: the stored bytes, else the job's answer (§11.4 trigger table). */
-  async trigger(resolution: Resolution, kind: AccessKind): Promise<TriggerResult> {
+  /**
+   * `GET …/markdown` and `GET …/pdf`: the stored bytes (of `range` only, when given), else the job's answer (§11.4
+   * trigger table).
+   */
+  async trigger(resolution: Resolution, kind: AccessKind, range?: ByteRange): Promise<TriggerResult> {
     const { id } = resolution;
     const { engine } = this;
-    const content = await this.content(id, kind);
+    const content = await this.content(id, kind, range);
     if (content !== null) {
       engine.counters.cache_hits++;
       return content;
@@ -197,7 +207,7 @@ export class PaperAccess {
         retryAfterSeconds: null,
       };
     }
-    return this.startJob(resolution, kind).result;
+    return (await this.startJob(resolution, kind)).result;
   }
 
   /**
@@ -221,21 +231,54 @@ export class PaperAccess {
       const snapshot = withResolution(unavailableSnapshot(id, pdf !== null, detail), resolution);
       return { snapshot, created: false, enqueued: false, error: detail };
     }
-    const { result, created } = this.startJob(resolution, kind);
+    const { result, created } = await this.startJob(resolution, kind);
     const enqueued = result.outcome === 'accepted';
     return { snapshot: result.snapshot, created, enqueued, error: enqueued ? null : (result.snapshot.detail ?? null) };
   }
 
-  /** The jobs this instance holds (§18.2 `GET /api/papers/jobs`), oldest first, each with its §11.2 snapshot. */
-  jobs(): ListedJob[] {
+  /**
+   * The jobs this instance holds (§18.2 `GET /api/papers/jobs`) — in cluster mode those of every instance —
+   * oldest first, each with its §11.2 snapshot.
+   */
+  async jobs(): Promise<ListedJob[]> {
     const now = this.engine.clock.now();
-    return this.engine.held().map((held) => ({
-      asset: held.asset,
-      snapshot: jobSnapshot(held.job, this.engine.queueView(held.job), now),
-      active: held.job.inProgress,
-      updatedAt: held.updatedAt,
-      finishedAt: held.finishedAt,
-    }));
+    const held = this.engine.held();
+    const local: ListedJob[] = held
+      .filter((h) => !h.job.heldElsewhere)
+      .map((h) => ({
+        asset: h.asset,
+        snapshot: jobSnapshot(h.job, this.engine.queueView(h.job), now),
+        active: h.job.inProgress,
+        updatedAt: h.updatedAt,
+        finishedAt: h.finishedAt,
+      }));
+    const { leases } = this.engine;
+    if (!leases) return local;
+    // Cluster mode: the jobs other instances run or ended lately, from their rows; a job running here wins.
+    const rows = await leases.listed(now - RECENT_MS, RECENT_MAX);
+    const remote = new Set(rows.map((r) => r.preprintId));
+    const running = new Set(local.filter((j) => j.active).map((j) => j.snapshot.preprint_id));
+    const listed = [
+      ...local.filter((j) => j.active || !remote.has(j.snapshot.preprint_id)),
+      ...rows
+        .filter((r) => !running.has(r.preprintId))
+        .map((r) => ({
+          asset: r.kind,
+          snapshot: r.snapshot as unknown as Snapshot,
+          active: r.endedAt === null,
+          updatedAt: r.updatedAt,
+          finishedAt: r.endedAt,
+        })),
+    ];
+    const submitted = (j: ListedJob) => Date.parse(j.snapshot.submitted_at ?? '') || j.updatedAt;
+    const id = (j: ListedJob) => j.snapshot.preprint_id;
+    return listed.sort((a, b) => submitted(a) - submitted(b) || (id(a) < id(b) ? -1 : id(a) > id(b) ? 1 : 0));
+  }
+
+  /** Cluster mode: the snapshot of the job of `id` another instance runs (or ended in a cooling failure). */
+  private async elsewhere(id: VersionedPreprintId): Promise<Snapshot | null> {
+    const row = await this.engine.leases?.elsewhere(id.id);
+    return row ? (row.snapshot as unknown as Snapshot) : null;
   }
 
   /** Jobs ended since the start (stored; failed or cooling down), and fetch items already stored (§19 counters). */
@@ -244,12 +287,18 @@ export class PaperAccess {
   }
 
   /** Starts or joins the job of a trigger whose asset is not stored, and answers as the trigger does. */
-  private startJob(resolution: Resolution, kind: AccessKind): { result: TriggerSnapshot; created: boolean } {
+  private async startJob(
+    resolution: Resolution,
+    kind: AccessKind,
+  ): Promise<{ result: TriggerSnapshot; created: boolean }> {
     const { id } = resolution;
     const { engine } = this;
     const created = engine.job(id) === undefined;
     const job = engine.start(id, kind);
     if (created) this.papers.fillMetadata(id);
+    // Cluster mode: a new job first learns whether it runs here or follows another instance's (§21).
+    const placement = engine.placement(job);
+    if (placement) await placement;
     const now = engine.clock.now();
     const snapshot = withResolution(jobSnapshot(job, engine.queueView(job), now), resolution);
     if (job.inProgress || job.state === 'done') {
@@ -280,17 +329,17 @@ export class PaperAccess {
   }
 
   /** The asset's bytes (app key, then the legacy key of an old-style id), or `null`. */
-  private async content(id: VersionedPreprintId, kind: AccessKind): Promise<Content | null> {
+  private async content(id: VersionedPreprintId, kind: AccessKind, range?: ByteRange): Promise<Content | null> {
     const key = kind === 'pdf' ? paperKeys(id).pdf : paperKeys(id).markdown;
-    const found = await this.get(key);
+    const found = await this.get(key, range);
     if (found !== null) return found;
     const legacy = legacyPaperKeys(id);
-    return legacy ? this.get(kind === 'pdf' ? legacy.pdf : legacy.markdown) : null;
+    return legacy ? this.get(kind === 'pdf' ? legacy.pdf : legacy.markdown, range) : null;
   }
 
-  private async get(key: string): Promise<Content | null> {
+  private async get(key: string, range?: ByteRange): Promise<Content | null> {
     // A store failure is already the domain's `UpstreamError('object_store')` (HTTP 500).
-    const got = await this.papers.readObject(key);
+    const got = await this.papers.readObject(key, range);
     if (got === null) return null;
     return {
       type: 'content',
@@ -298,6 +347,8 @@ export class PaperAccess {
       size: got.info.size,
       body: got.body,
       key,
+      etag: got.info.etag,
+      ...(got.range !== undefined ? { range: got.range } : {}),
     };
   }
 

@@ -14,7 +14,14 @@ import {
   type VersionedPreprintId,
 } from '../../shared/ids.js';
 import type { Config } from '../config/types.js';
-import { collect, type ListedObject, type ObjectInfo, type ObjectStore } from '../storage/object-store.js';
+import {
+  collect,
+  type ByteRange,
+  type GotObject,
+  type ListedObject,
+  type ObjectInfo,
+  type ObjectStore,
+} from '../storage/object-store.js';
 import { rfc3339, storedSha256 } from '../storage/write.js';
 import type { Catalog, PaperIndex } from './catalog.js';
 import type { Claim, ClaimStore } from './claims.js';
@@ -213,8 +220,8 @@ export class PaperService implements DownloadStager {
   }
 
   /** One stored object's read stream (images, markdown), `null` when absent; store failures are the store's errors. */
-  readObject(key: string): Promise<{ info: ObjectInfo; body: Readable } | null> {
-    return this.store.get(key);
+  readObject(key: string, range?: ByteRange): Promise<GotObject | null> {
+    return this.store.get(key, range);
   }
 
   findMarkdown(id: VersionedPreprintId): Promise<ObjectInfo | null> {

@@ -10,6 +10,7 @@ import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiCaller } from '../../mcp/caller.js';
 import type { Grants } from '../../mcp/grants.js';
+import { MarkdownIndexes } from '../../mcp/markdown-indexes.js';
 import { createMcpServer } from '../../mcp/server.js';
 import type { Feature } from '../../mcp/tools.js';
 import type { App, RoutePlugin } from '../http/context.js';
@@ -35,6 +36,7 @@ function inProcessCaller(app: App, authorization: string | undefined): ApiCaller
       method: request.method,
       url: request.path + search,
       headers: {
+        ...request.headers,
         'user-agent': 'pksd-mcp',
         ...(authorization !== undefined ? { authorization } : {}),
         ...(request.body !== undefined ? { 'content-type': 'application/json' } : {}),
@@ -97,6 +99,8 @@ export const mcpRoutes: RoutePlugin = async (app, { ctx }) => {
    * request (`notifications/cancelled`, which the SDK's client sends without closing the call's stream).
    */
   const calls = new Map<string, { close(): Promise<void> }>();
+  /** Where `paper_markdown` cuts pieces of a stored markdown from byte ranges (src/mcp/markdown-indexes.ts). */
+  const markdownIndexes = new MarkdownIndexes();
 
   const features = new Set<Feature>();
   if (paperAccessOf(ctx)) features.add('paperAccess');
@@ -142,6 +146,7 @@ export const mcpRoutes: RoutePlugin = async (app, { ctx }) => {
         call: inProcessCaller(app, request.headers.authorization),
         grants: async () => grants,
         log: (message) => request.log.warn(message),
+        markdownIndexes,
       });
       const transport = new WebStandardStreamableHTTPServerTransport({ sessionIdGenerator: undefined });
       await server.connect(transport);

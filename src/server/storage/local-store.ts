@@ -9,12 +9,15 @@ import { createHash, randomBytes } from 'node:crypto';
 import { createReadStream, constants as fsConstants } from 'node:fs';
 import { copyFile, link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { Readable } from 'node:stream';
 import { isObjectStoreError, type UpstreamError } from '../../shared/domain-errors.js';
 import { INDEX_BUCKET_KEY, routeKey, routeObjectKey } from './keys.js';
 import { KeyedMutex } from './keyed-mutex.js';
 import { ownedTempName, removeStaleTemps } from './temp-files.js';
 import {
   objectStoreError,
+  type ByteRange,
+  type GotObject,
   type IndexObject,
   type ListedObject,
   type ObjectBody,
@@ -143,7 +146,7 @@ export class LocalObjectStore implements ObjectStore {
     });
   }
 
-  async get(key: string) {
+  async get(key: string, range?: ByteRange): Promise<GotObject | null> {
     const content = this.contentPath(key);
     return this.mutex.run(key, async () => {
       let handle;
@@ -161,7 +164,13 @@ export class LocalObjectStore implements ObjectStore {
           return null;
         }
         const info = await this.info(key, content, st);
-        return { info, body: handle.createReadStream({ autoClose: true }) };
+        if (!range) return { info, body: handle.createReadStream({ autoClose: true }) };
+        if (range.start >= st.size) {
+          await handle.close();
+          return { info, body: Readable.from([]), range: 'unsatisfiable' as const };
+        }
+        const sent = { start: range.start, end: Math.min(range.end ?? st.size - 1, st.size - 1) };
+        return { info, body: handle.createReadStream({ ...sent, autoClose: true }), range: sent };
       } catch (err) {
         await handle.close().catch(() => undefined);
         throw wrap('get', key, err);

@@ -17,6 +17,23 @@ export interface ObjectInfo {
   readonly metadata: Readonly<Record<string, string>>;
 }
 
+/** Bytes `start`..`end` (inclusive; `end` `null`: to the last byte) of an object: an HTTP `Range` of one part. */
+export interface ByteRange {
+  readonly start: number;
+  readonly end: number | null;
+}
+
+/**
+ * An opened object; `range` when one was asked and served: the bytes `body` holds, or `unsatisfiable` (`start` ≥
+ * size).
+ */
+export interface GotObject {
+  /** `size` is the whole object's. */
+  readonly info: ObjectInfo;
+  readonly body: Readable;
+  readonly range?: { readonly start: number; readonly end: number } | 'unsatisfiable';
+}
+
 export interface ListedObject {
   readonly key: string;
   readonly size: number;
@@ -75,8 +92,8 @@ export interface ObjectStore {
   /** Start-time work: S3 enables bucket versioning (warn on failure); local removes stale temp files. */
   start(): Promise<void>;
   head(key: string): Promise<ObjectInfo | null>;
-  /** Opens a read stream; `null` when absent. */
-  get(key: string): Promise<{ info: ObjectInfo; body: Readable } | null>;
+  /** Opens a read stream, of `range` only when given; `null` when absent. */
+  get(key: string, range?: ByteRange): Promise<GotObject | null>;
   /** Create-if-absent primitive (`If-None-Match: *` / `link()`): `null` when the precondition failed. */
   putIfAbsent(key: string, body: ObjectBody, options: PutOptions): Promise<PutResult | null>;
   /** Unconditional write; the prior object (if any) becomes a noncurrent version. */

@@ -22,7 +22,9 @@ import { ASSET_KINDS, type AssetKind } from '../../shared/ids.js';
 import { INDEX_BUCKET_KEY, INDEX_CONTENT_TYPE, routeKey, routeObjectKey } from './keys.js';
 import {
   objectStoreError,
+  type ByteRange,
   type CallOptions,
+  type GotObject,
   type IndexObject,
   type ListedObject,
   type ObjectBody,
@@ -165,15 +167,19 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  async get(key: string): Promise<{ info: ObjectInfo; body: Readable } | null> {
+  async get(key: string, range?: ByteRange): Promise<GotObject | null> {
     const { kind, bucketKey } = routeObjectKey(key);
     try {
-      const r = await this.client.send(new GetObjectCommand({ Bucket: this.bucket(kind), Key: bucketKey }));
+      const Range = range ? `bytes=${range.start}-${range.end ?? ''}` : undefined;
+      const r = await this.client.send(new GetObjectCommand({ Bucket: this.bucket(kind), Key: bucketKey, Range }));
       const body = r.Body instanceof Readable ? r.Body : Readable.fromWeb(r.Body!.transformToWebStream() as never);
+      // A ranged answer: `bytes <start>-<end>/<size>`; without it the store sent the whole object.
+      const sent = /^bytes (\d+)-(\d+)\/(\d+)$/.exec(r.ContentRange ?? '');
       return {
+        ...(sent ? { range: { start: Number(sent[1]), end: Number(sent[2]) } } : {}),
         info: {
           key,
-          size: r.ContentLength ?? 0,
+          size: sent ? Number(sent[3]) : (r.ContentLength ?? 0),
           etag: r.ETag ?? null,
           lastModified: r.LastModified ?? null,
           contentType: r.ContentType ?? null,
@@ -183,6 +189,10 @@ export class S3ObjectStore implements ObjectStore {
       };
     } catch (err) {
       if (isNotFound(err)) return null;
+      if (range && statusOf(err) === 416) {
+        const info = await this.head(key);
+        return info && { info, body: Readable.from([]), range: 'unsatisfiable' };
+      }
       throw wrap('get', key, err);
     }
   }

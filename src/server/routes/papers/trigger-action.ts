@@ -2,11 +2,13 @@
  * The trigger reads of paper access (CONTRACT §11.4): `GET …/markdown` and `GET …/pdf` answer the stored content,
  * or start (or join) a job and answer its §11.2 snapshot.
  */
-import { Type } from '@sinclair/typebox';
+import { Type, type TSchema } from '@sinclair/typebox';
 import type { AccessKind } from '../../access/engine.js';
 import type { PaperAccess, TriggerSnapshot } from '../../access/service.js';
 import { statusPath } from '../../access/snapshot.js';
 import { JobSnapshot as Snapshot } from '../../../shared/api/jobs.js';
+import type { ByteRange } from '../../storage/object-store.js';
+import { ErrorBody } from '../schemas.js';
 import { definePaperAction, ReadParams, type PaperAction } from './action.js';
 import { resolutionErrors, resolveRequested } from './resolution.js';
 
@@ -16,6 +18,23 @@ const STATUS_OF: Readonly<Record<TriggerSnapshot['outcome'], number>> = {
   failed: 502,
   cooldown: 503,
   unavailable: 503,
+};
+
+/**
+ * A markdown read's `Range` of one part, `bytes=<first>-[<last>]` (what the MCP tools send for a piece); any other
+ * form is ignored and the whole markdown sent, as RFC 9110 allows.
+ */
+function byteRange(header: string | undefined): ByteRange | undefined {
+  const match = /^bytes=(\d{1,15})-(\d{0,15})$/.exec(header?.trim() ?? '');
+  if (!match) return undefined;
+  const range = { start: Number(match[1]), end: match[2] === '' ? null : Number(match[2]) };
+  return range.end === null || range.end >= range.start ? range : undefined;
+}
+
+/** The answers of a markdown read with a `Range`. */
+const RANGE_ANSWERS: Readonly<Record<number, TSchema>> = {
+  206: Type.String({ description: 'the bytes of a `Range: bytes=<first>-[<last>]` (Content-Range)' }),
+  416: { ...ErrorBody, description: 'the range starts past the end (Content-Range: bytes */<size>)' },
 };
 
 /** The trigger read of `kind` at `path` (each path is declared by its own module). */
@@ -35,6 +54,7 @@ export function triggerAction(access: PaperAccess, kind: AccessKind, path: strin
           description:
             kind === 'markdown' ? 'the markdown (text/markdown; charset=utf-8)' : 'the PDF (application/pdf)',
         }),
+        ...(kind === 'markdown' ? RANGE_ANSWERS : {}),
         202: { ...Snapshot, description: 'a job runs: poll Operation-Location after Retry-After seconds' },
         ...resolutionErrors,
         404: { ...Snapshot, description: 'arXiv does not have the paper (failed snapshot), or a resolution 404' },
@@ -50,7 +70,24 @@ export function triggerAction(access: PaperAccess, kind: AccessKind, path: strin
     },
     handle: async (request, reply, { preprint_id: requested }) => {
       const resolution = await resolveRequested(access, requested, request, reply);
-      const result = await access.trigger(resolution, kind);
+      // With `If-Range` (not evaluated here) the whole markdown is the right answer whatever it names.
+      const ranged = kind === 'markdown' && request.headers['if-range'] === undefined;
+      const range = ranged ? byteRange(request.headers.range) : undefined;
+      const result = await access.trigger(resolution, kind, range);
+      if (result.type === 'content' && kind === 'markdown') {
+        reply.header('Accept-Ranges', 'bytes');
+        if (result.etag !== null) reply.header('ETag', result.etag);
+        if (result.range === 'unsatisfiable') {
+          reply.header('Content-Range', `bytes */${result.size}`);
+          return reply.code(416).send({ detail: `range not satisfiable: the markdown has ${result.size} bytes` });
+        }
+        if (result.range !== undefined) {
+          const { start, end } = result.range;
+          reply.header('Content-Type', result.contentType).header('Content-Length', String(end - start + 1));
+          reply.header('Content-Range', `bytes ${start}-${end}/${result.size}`);
+          return reply.code(206).send(result.body);
+        }
+      }
       if (result.type === 'content') {
         reply.header('Content-Type', result.contentType).header('Content-Length', String(result.size));
         if (kind === 'pdf') reply.header('Content-Disposition', `inline; filename="${resolution.id.stem}.pdf"`);
