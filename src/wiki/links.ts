@@ -40,15 +40,16 @@ export function extractWikilinks(body: string): WikiLink[] {
       open = masked.indexOf('[[', open + 1);
       continue;
     }
-    const parsed = parseLinkInner(masked.slice(open + 2, close));
+    // The link's strings are cut from the body when the masked text equals it there (no code inside the link), so
+    // they share the body's memory instead of keeping the masked copy alive.
+    let raw = masked.slice(open, close + 2);
+    if (masked !== body) {
+      const fromBody = body.slice(open, close + 2);
+      if (fromBody === raw) raw = fromBody;
+    }
+    const parsed = parseLinkInner(raw.slice(2, -2));
     if (parsed) {
-      links.push({
-        target: parsed.target,
-        section: parsed.section,
-        text: parsed.text,
-        raw: masked.slice(open, close + 2),
-        offset: open,
-      });
+      links.push({ target: parsed.target, section: parsed.section, text: parsed.text, raw, offset: open });
     }
     open = masked.indexOf('[[', close + 2);
   }

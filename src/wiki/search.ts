@@ -18,6 +18,7 @@ export const FIELD_WEIGHTS = { title: 3, id: 3, tags: 2, body: 1 } as const;
 export const TITLE_SUBSTRING_BONUS = 5;
 
 const TOKEN_RE = /[\p{L}\p{M}\p{N}]+/gu;
+const TITLE_SEPARATOR = '\u0000';
 // eslint-disable-next-line no-control-regex
 const NON_ASCII_RE = /[^\u0000-\u007f]/;
 
@@ -91,21 +92,44 @@ export function clampLimit(limit: number | undefined): number {
   return Math.min(SEARCH_MAX_LIMIT, Math.max(1, Math.trunc(limit)));
 }
 
-/** Incremental construction of the index data, one page per `step()` (lets async builds yield). */
+/** A growable `Int32Array` (the builder's per-document entries). */
+class IntList {
+  data = new Int32Array(1024);
+  length = 0;
+
+  push(value: number): void {
+    if (this.length === this.data.length) {
+      const grown = new Int32Array(this.data.length * 2);
+      grown.set(this.data);
+      this.data = grown;
+    }
+    this.data[this.length++] = value;
+  }
+}
+
+/**
+ * Incremental construction of the index data, one page per `step()` (lets async builds yield). Each page appends its
+ * distinct terms and their weighted frequencies to two flat lists; `postings()` then regroups them by term (a counting
+ * sort, stable, so every term's docs stay ascending) into one array of docs and one of frequencies.
+ */
 class IndexBuilder {
   readonly terms = new TermTable();
-  readonly postingDocs: number[][] = [];
-  readonly postingTfs: number[][] = [];
   readonly lengths: Float64Array;
   totalLength = 0;
+  private readonly entryTerms = new IntList();
+  private readonly entryTfs = new IntList();
+  /** Index of each doc's first entry; entry range of doc d is `[docStarts[d], docStarts[d + 1])`. */
+  private readonly docStarts: Int32Array;
   private next = 0;
   private weight = 0;
   private length = 0;
-  private readonly scratch: number[] = [];
-  private readonly touched: number[] = [];
+  /** Per term id: weighted frequency in the current page (all zero between pages). */
+  private scratch = new Int32Array(1024);
+  private readonly touched = new IntList();
 
   constructor(private readonly pages: readonly WikiPage[]) {
     this.lengths = new Float64Array(pages.length);
+    this.docStarts = new Int32Array(pages.length + 1);
   }
 
   get done(): boolean {
@@ -113,10 +137,10 @@ class IndexBuilder {
   }
 
   private readonly count = (id: number): void => {
-    while (this.scratch.length <= id) {
-      this.scratch.push(0);
-      this.postingDocs.push([]);
-      this.postingTfs.push([]);
+    if (id >= this.scratch.length) {
+      const grown = new Int32Array(Math.max(id + 1, this.scratch.length * 2));
+      grown.set(this.scratch);
+      this.scratch = grown;
     }
     if (this.scratch[id] === 0) this.touched.push(id);
     this.scratch[id]! += this.weight;
@@ -138,28 +162,64 @@ class IndexBuilder {
     this.add(page.id, FIELD_WEIGHTS.id);
     for (const tag of page.tags) this.add(tag, FIELD_WEIGHTS.tags);
     this.add(page.body, FIELD_WEIGHTS.body);
-    for (const id of this.touched) {
-      this.postingDocs[id]!.push(doc);
-      this.postingTfs[id]!.push(this.scratch[id]!);
+    const touched = this.touched.data;
+    for (let i = 0; i < this.touched.length; i++) {
+      const id = touched[i]!;
+      this.entryTerms.push(id);
+      this.entryTfs.push(this.scratch[id]!);
       this.scratch[id] = 0;
     }
     this.touched.length = 0;
+    this.docStarts[doc + 1] = this.entryTerms.length;
     this.lengths[doc] = this.length;
     this.totalLength += this.length;
+  }
+
+  /** The postings of every term, grouped by term id, docs ascending within a term. */
+  postings(): { offsets: Int32Array; docs: Int32Array; tfs: Int32Array } {
+    const termCount = this.terms.size;
+    const total = this.entryTerms.length;
+    const entryTerms = this.entryTerms.data;
+    const entryTfs = this.entryTfs.data;
+    const offsets = new Int32Array(termCount + 1);
+    for (let e = 0; e < total; e++) offsets[entryTerms[e]! + 1]!++;
+    for (let t = 0; t < termCount; t++) offsets[t + 1]! += offsets[t]!;
+    const fill = offsets.slice(0, termCount);
+    const docs = new Int32Array(total);
+    const tfs = new Int32Array(total);
+    for (let doc = 0; doc < this.pages.length; doc++) {
+      for (let e = this.docStarts[doc]!; e < this.docStarts[doc + 1]!; e++) {
+        const at = fill[entryTerms[e]!]!++;
+        docs[at] = doc;
+        tfs[at] = entryTfs[e]!;
+      }
+    }
+    return { offsets, docs, tfs };
   }
 }
 
 export class WikiSearchIndex {
   private readonly docs: readonly WikiPage[];
-  private readonly titlesLower: string[];
+  /**
+   * Every title lower-cased, joined by NUL, so one `indexOf` pass finds the titles that contain a query (a query
+   * without NUL cannot match across titles); `titleStarts[d]` is where doc d's title begins.
+   */
+  private readonly titlesLower: string;
+  private readonly titleStarts: Int32Array;
+  /** 1 for `source` pages (filtered out unless asked for). */
+  private readonly isSource: Uint8Array;
   /** BM25 length normalisation per doc: k1 · (1 − b + b · length / average length). */
   private readonly norms: Float64Array;
   /** Position of each doc in id order (ties are broken by id). */
   private readonly idRank: Int32Array;
   private readonly terms: TermTable;
-  /** Per term id: ascending doc numbers and their field-weighted term frequencies. */
-  private readonly postingDocs: number[][];
-  private readonly postingTfs: number[][];
+  /**
+   * Postings of all terms in two flat arrays: term id t owns `[postingOffsets[t], postingOffsets[t + 1])` of
+   * `postingDocs` (ascending doc numbers) and `postingTfs` (their field-weighted term frequencies).
+   */
+  private readonly postingOffsets: Int32Array;
+  private readonly postingDocs: Int32Array;
+  private readonly postingTfs: Int32Array;
   /** Per-query scratch: accumulated scores (all zero between queries) and the docs touched. */
   private readonly scores: Float64Array;
   private readonly touched: Int32Array;
@@ -172,10 +232,18 @@ export class WikiSearchIndex {
     const built = builder ?? new IndexBuilder(pages);
     while (!built.done) built.step();
     this.docs = pages;
-    this.titlesLower = pages.map((p) => p.title.toLowerCase());
+    const titles = pages.map((p) => p.title.toLowerCase());
+    this.titlesLower = titles.join(TITLE_SEPARATOR);
+    this.titleStarts = new Int32Array(pages.length + 1);
+    for (let doc = 0; doc < pages.length; doc++) {
+      this.titleStarts[doc + 1] = this.titleStarts[doc]! + titles[doc]!.length + TITLE_SEPARATOR.length;
+    }
+    this.isSource = Uint8Array.from(pages, (p) => (p.type === 'source' ? 1 : 0));
     this.terms = built.terms;
-    this.postingDocs = built.postingDocs;
-    this.postingTfs = built.postingTfs;
+    const postings = built.postings();
+    this.postingOffsets = postings.offsets;
+    this.postingDocs = postings.docs;
+    this.postingTfs = postings.tfs;
     const avgLength = pages.length > 0 && built.totalLength > 0 ? built.totalLength / pages.length : 1;
     this.norms = built.lengths.map((length) => BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgLength));
     this.scores = new Float64Array(pages.length);
@@ -207,9 +275,9 @@ export class WikiSearchIndex {
   private contains(term: string, doc: number): boolean {
     const id = this.terms.get(term);
     if (id === -1) return false;
-    const docs = this.postingDocs[id]!;
-    let lo = 0;
-    let hi = docs.length - 1;
+    const docs = this.postingDocs;
+    let lo = this.postingOffsets[id]!;
+    let hi = this.postingOffsets[id + 1]! - 1;
     while (lo <= hi) {
       const mid = (lo + hi) >> 1;
       const value = docs[mid]!;
@@ -218,6 +286,35 @@ export class WikiSearchIndex {
       else hi = mid - 1;
     }
     return false;
+  }
+
+  /** Docs whose lower-cased title contains `qLower` (non-empty), ascending. */
+  private titlesContaining(qLower: string): number[] {
+    const found: number[] = [];
+    const n = this.docs.length;
+    const all = this.titlesLower;
+    const starts = this.titleStarts;
+    if (qLower.includes(TITLE_SEPARATOR)) {
+      // Only a title given as an escaped YAML string can hold a NUL: test each title on its own.
+      for (let doc = 0; doc < n; doc++) {
+        if (all.slice(starts[doc]!, starts[doc + 1]! - TITLE_SEPARATOR.length).includes(qLower)) found.push(doc);
+      }
+      return found;
+    }
+    let at = all.indexOf(qLower);
+    while (at !== -1) {
+      // The title holding position `at`: the last doc whose title starts at or before it.
+      let lo = 0;
+      let hi = n - 1;
+      while (lo < hi) {
+        const mid = (lo + hi + 1) >> 1;
+        if (starts[mid]! <= at) lo = mid;
+        else hi = mid - 1;
+      }
+      found.push(lo);
+      at = lo + 1 < n ? all.indexOf(qLower, starts[lo + 1]!) : -1;
+    }
+    return found;
   }
 
   get size(): number {
@@ -239,11 +336,14 @@ export class WikiSearchIndex {
     for (const term of terms) {
       const id = this.terms.get(term);
       if (id === -1) continue;
-      const docs = this.postingDocs[id]!;
-      const tfs = this.postingTfs[id]!;
-      const idf = Math.log(1 + (n - docs.length + 0.5) / (docs.length + 0.5));
+      const docs = this.postingDocs;
+      const tfs = this.postingTfs;
+      const start = this.postingOffsets[id]!;
+      const end = this.postingOffsets[id + 1]!;
+      const df = end - start;
+      const idf = Math.log(1 + (n - df + 0.5) / (df + 0.5));
       const norms = this.norms;
-      for (let i = 0; i < docs.length; i++) {
+      for (let i = start; i < end; i++) {
         const doc = docs[i]!;
         const tf = tfs[i]!;
         if (scores[doc] === 0) touched[touchedCount++] = doc;
@@ -251,11 +351,9 @@ export class WikiSearchIndex {
       }
     }
     const qLower = q.toLowerCase();
-    for (let doc = 0; doc < n; doc++) {
-      if (this.titlesLower[doc]!.includes(qLower)) {
-        if (scores[doc] === 0) touched[touchedCount++] = doc;
-        scores[doc]! += TITLE_SUBSTRING_BONUS;
-      }
+    for (const doc of this.titlesContaining(qLower)) {
+      if (scores[doc] === 0) touched[touchedCount++] = doc;
+      scores[doc]! += TITLE_SUBSTRING_BONUS;
     }
 
     // Count matches and keep the best `limit`, ranked by rounded score, then id (idRank).
@@ -268,7 +366,7 @@ export class WikiSearchIndex {
       const raw = scores[doc]!;
       scores[doc] = 0;
       if (!(raw > 0)) continue;
-      if (!includeSources && this.docs[doc]!.type === 'source') continue;
+      if (!includeSources && this.isSource[doc] === 1) continue;
       total++;
       const score = Math.round(raw * 10_000) / 10_000;
       let pos = bestDocs.length;

@@ -46,7 +46,21 @@ export async function loadWikiIsolated(root: string, limits: Partial<WikiLoaderL
   const url = loaderWorkerFile();
   const scan =
     url === null ? await scanWiki(root) : await scanInWorker(url, root, { ...DEFAULT_WIKI_LOADER_LIMITS, ...limits });
-  return buildSnapshotAsync(scan);
+  return buildSnapshotAsync(url === null ? scan : shareFileStrings(scan));
+}
+
+/**
+ * A page's body and path are the strings of its file (page.ts builds both from the same values), but structured
+ * cloning copies strings per occurrence, so the worker's scan arrives with every body twice: point the page at its
+ * file's strings again (one copy per body).
+ */
+function shareFileStrings(scan: WikiScan): WikiScan {
+  for (const file of scan.files) {
+    if (file.page === null) continue;
+    file.page.body = file.body;
+    file.page.path = file.path;
+  }
+  return scan;
 }
 
 function scanInWorker(url: URL, root: string, limits: WikiLoaderLimits): Promise<WikiScan> {
