@@ -360,26 +360,37 @@ export class AccessEngine {
         // The job ended on the instance that held it (a failure cooling down there).
         if (lease === null) return;
       }
-      await this.fetchStage(job);
-      if (job.wantMarkdown) await this.convertStage(job);
+      const stages = async () => {
+        await this.fetchStage(job);
+        // A lease lost during the download: the instance that takes the job over converts, not this one.
+        if (lease?.isLost) return;
+        if (job.wantMarkdown) await this.convertStage(job);
+      };
+      await (lease ? lease.whileHeld(stages()) : stages());
+      if (lease?.isLost) throw new Error(lease.lostReason);
       this.succeed(job);
       await lease?.end(null, clock.now());
     } catch (err) {
       const stage = job.pdfReady ? 'convert' : 'fetch';
       const stopped = this.deps.signal?.aborted === true;
+      // The lease lost (§21): the job ends here, retryable and without a cooldown — the id's row is another's or
+      // free, and a retry follows (or takes) the job through it.
+      const lost = !stopped && lease?.isLost === true;
       const failure = stopped
         ? shutdownFailure(stage)
-        : err instanceof JobFailure
-          ? err
-          : new JobFailure('retryable', stage, (err as Error).message);
-      if (!stopped && !(err instanceof JobFailure)) {
+        : lost
+          ? new JobFailure('retryable', stage, lease!.lostReason)
+          : err instanceof JobFailure
+            ? err
+            : new JobFailure('retryable', stage, (err as Error).message);
+      if (!stopped && !lost && !(err instanceof JobFailure)) {
         this.deps.logger.error({ err, preprint_id: job.id }, 'paper-access job failed');
       }
       const times = this.times.get(job);
       if (times) times.finishedAt = clock.now();
       this.totals.failed++;
-      job.failWith(failure, clock.now(), this.deps.failureCooldownMs ?? FAILURE_COOLDOWN_MS);
-      if (stopped) await lease?.release();
+      job.failWith(failure, clock.now(), lost ? 0 : (this.deps.failureCooldownMs ?? FAILURE_COOLDOWN_MS));
+      if (stopped || lost) await lease?.release();
       else if (lease && job.failure) {
         const { kind, detail, notFound, until } = job.failure;
         await lease.end({ kind, stage: failure.stage, detail, notFound }, until);

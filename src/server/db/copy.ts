@@ -9,6 +9,7 @@ import type pg from 'pg';
 import { METADATA_COLUMNS } from '../papers/metadata/metadata-cache.js';
 import type { Db } from './database.js';
 import type { PostgresUserDatabase } from './postgres-user-database.js';
+import { withClient } from './postgres-query.js';
 
 /** A table as it moves: SQLite's columns, PostgreSQL's names for them, the conflict key. */
 interface TableCopy {
@@ -136,8 +137,7 @@ export async function copySqliteToPostgres(
   target: PostgresUserDatabase,
   options: { force: boolean },
 ): Promise<CopyReport> {
-  const client = await target.pool.connect();
-  try {
+  return withClient(target.pool, async (client) => {
     await client.query('BEGIN');
     try {
       // Two copies at once would interleave: the second waits for the first to commit.
@@ -173,7 +173,5 @@ export async function copySqliteToPostgres(
       await client.query('ROLLBACK');
       throw err;
     }
-  } finally {
-    client.release();
-  }
+  });
 }

@@ -1,9 +1,11 @@
 /**
  * The PostgreSQL adapter of the job-lease store (CONTRACT §21; table `job_leases`, migration 4). Every method is one
  * statement on the user database's pool, so the row lock orders instances acting on one id at once: two acquires
- * of a free id meet in `ON CONFLICT`, and the second re-evaluates its condition on the first one's row.
+ * of a free id meet in `ON CONFLICT`, and the second re-evaluates its condition on the first one's row. Snapshots
+ * and failure details go to JSONB, which cannot hold U+0000: it is stored as U+FFFD.
  */
 import type pg from 'pg';
+import { jsonbText } from './postgres-query.js';
 import type { JobLeaseClaim, JobLeaseFailure, JobLeaseKind, JobLeaseRow, JobLeaseStore } from './job-lease-store.js';
 
 const COLUMNS = `preprint_id AS "preprintId", kind, holder, lease_until AS "leaseUntil", snapshot,
@@ -19,9 +21,9 @@ export class PostgresJobLeaseStore implements JobLeaseStore {
        ON CONFLICT (preprint_id) DO UPDATE SET kind = excluded.kind, holder = excluded.holder,
          lease_until = excluded.lease_until, snapshot = excluded.snapshot, ended_at = NULL, failure = NULL,
          updated_at = excluded.updated_at
-       WHERE l.lease_until <= $4::bigint OR l.holder = $3
+       WHERE l.lease_until <= $4::bigint OR (l.holder = $3 AND l.ended_at IS NULL)
        RETURNING ${COLUMNS}`,
-      [claim.preprintId, claim.kind, claim.holder, claim.now, claim.leaseMs, JSON.stringify(claim.snapshot)],
+      [claim.preprintId, claim.kind, claim.holder, claim.now, claim.leaseMs, jsonbText(claim.snapshot)],
     );
     if (rows[0]) return { won: true, row: rows[0] };
     return { won: false, row: await this.get(claim.preprintId) };
@@ -46,7 +48,7 @@ export class PostgresJobLeaseStore implements JobLeaseStore {
     const { rowCount } = await this.pool.query(
       `UPDATE job_leases SET kind = $3, snapshot = $4::jsonb, updated_at = $5
        WHERE preprint_id = $1 AND holder = $2 AND ended_at IS NULL AND lease_until > 0`,
-      [preprintId, holder, kind, JSON.stringify(snapshot), now],
+      [preprintId, holder, kind, jsonbText(snapshot), now],
     );
     return rowCount === 1;
   }
@@ -70,8 +72,8 @@ export class PostgresJobLeaseStore implements JobLeaseStore {
         preprintId,
         holder,
         end.kind,
-        JSON.stringify(end.snapshot),
-        end.failure === null ? null : JSON.stringify(end.failure),
+        jsonbText(end.snapshot),
+        end.failure === null ? null : jsonbText(end.failure),
         end.freeAt,
         end.now,
       ],

@@ -56,7 +56,8 @@ export interface JobLeaseClaim {
 export interface JobLeaseStore {
   /**
    * Takes the lease for `claim.holder` until `now + leaseMs` when the id is free — no row, a lease (or cooldown)
-   * over by `now`, or a row `holder` itself wrote (a restarted instance keeping its id) — in one statement: of
+   * over by `now`, or a running row `holder` itself wrote (a restarted instance keeping its id; a failure it
+   * recorded cools down for it too) — in one statement: of
    * instances acquiring at once exactly one wins. Otherwise nothing changes; `row` is the current row (`null` only
    * when it vanished meanwhile).
    */

@@ -5,6 +5,7 @@
  * notification read the source meanwhile), and once it is back every subscriber hears `null` ("you may have
  * missed some").
  */
+import { randomBytes } from 'node:crypto';
 import type { Logger } from 'pino';
 import pg from 'pg';
 import { settleWithin } from '../../shared/deadline.js';
@@ -29,6 +30,17 @@ const FIRST_RETRY_MS = 100;
 const MAX_RETRY_MS = 5_000;
 /** Closing waits this long for publishes under way and the server's goodbye, then drops the socket. */
 const CLOSE_WAIT_MS = 2_000;
+/**
+ * Liveness is proved, not assumed: a connection dropped without a FIN (a NAT timeout, a partition) keeps its client
+ * object for hours. The listener notifies itself on a channel of its own every `HEARTBEAT_MS` and counts as live
+ * only while one came back within `LIVE_WITHIN_MS` — so a revocation is read from its row within 1 s of the path
+ * going silent. Silent for `RECONNECT_AFTER_MS`, the connection is dropped and opened again.
+ */
+const HEARTBEAT_MS = 250;
+const LIVE_WITHIN_MS = 750;
+const RECONNECT_AFTER_MS = 5_000;
+/** TCP keepalive probes start after this much idle time (the heartbeats keep the listener busy anyway). */
+const KEEPALIVE_DELAY_MS = 5_000;
 
 export interface PostgresNotificationsOptions {
   /** The listener connection's `application_name` (how an operator, or a test, finds it in `pg_stat_activity`). */
@@ -50,6 +62,12 @@ export class PostgresNotifications implements ClusterNotifications {
   private readonly publishing = new Set<Promise<void>>();
   /** Resolves after the first connection attempt, whether it succeeded or not. */
   readonly ready: Promise<void>;
+  /** This listener's heartbeat channel (an identifier: no other instance listens to it). */
+  private readonly heartbeatChannel = `pks_heartbeat_${randomBytes(8).toString('hex')}`;
+  /** When the last heartbeat came back (or the connection was made): `performance.now()`. */
+  private lastBeat = -Infinity;
+  private heartbeatTimer: NodeJS.Timeout | null = null;
+  private beating = false;
 
   private constructor(
     private readonly url: string,
@@ -73,7 +91,7 @@ export class PostgresNotifications implements ClusterNotifications {
   }
 
   get live(): boolean {
-    return this.client !== null;
+    return this.client !== null && performance.now() - this.lastBeat <= LIVE_WITHIN_MS;
   }
 
   /** The listener's server process id (tests end it with `pg_terminate_backend`); `null` while disconnected. */
@@ -88,6 +106,7 @@ export class PostgresNotifications implements ClusterNotifications {
       application_name: this.applicationName,
       // A silently dead peer (a network partition) is noticed by TCP keepalive, not only by a failed query.
       keepAlive: true,
+      keepAliveInitialDelayMillis: KEEPALIVE_DELAY_MS,
     });
   }
 
@@ -105,12 +124,14 @@ export class PostgresNotifications implements ClusterNotifications {
     client.on('error', lost);
     client.on('end', () => lost());
     client.on('notification', (msg) => {
+      if (msg.channel === this.heartbeatChannel) return this.beat(client);
       const channel = CHANNEL_OF.get(msg.channel);
       if (channel !== undefined) this.subscribers.deliver(channel, msg.payload ?? '');
     });
     try {
       await client.connect();
       for (const channel of CLUSTER_CHANNELS) await client.query(`LISTEN ${PG_CHANNELS[channel]}`);
+      await client.query(`LISTEN ${this.heartbeatChannel}`);
     } catch (err) {
       void client.end().catch(() => undefined);
       this.log.warn({ err }, `cluster notification listener could not connect; retrying in ${this.retryMs} ms`);
@@ -122,6 +143,10 @@ export class PostgresNotifications implements ClusterNotifications {
       return;
     }
     this.client = client;
+    // The LISTENs just went to the server and back.
+    this.lastBeat = performance.now();
+    this.heartbeatTimer ??= setInterval(() => this.heartbeat(), HEARTBEAT_MS);
+    this.heartbeatTimer.unref();
     this.retryMs = FIRST_RETRY_MS;
     if (this.connectedOnce) this.log.info('cluster notification listener reconnected');
     this.connectedOnce = true;
@@ -129,9 +154,40 @@ export class PostgresNotifications implements ClusterNotifications {
     for (const channel of CLUSTER_CHANNELS) this.subscribers.deliver(channel, null);
   }
 
+  /** A heartbeat came back on `client`; after a silence, the subscribers catch up on what they may have missed. */
+  private beat(client: pg.Client): void {
+    if (client !== this.client) return;
+    const silent = !this.live;
+    this.lastBeat = performance.now();
+    if (!silent) return;
+    this.log.debug('cluster notification listener heard again after a silence');
+    for (const channel of CLUSTER_CHANNELS) this.subscribers.deliver(channel, null);
+  }
+
+  /** Sends the next heartbeat (one at a time); a connection silent for `RECONNECT_AFTER_MS` is replaced. */
+  private heartbeat(): void {
+    const client = this.client;
+    if (client === null || this.closed) return;
+    if (performance.now() - this.lastBeat > RECONNECT_AFTER_MS) {
+      // Its socket may never fail by itself: dropped at once, not ended politely (that would wait on it).
+      (client as pg.Client & { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
+      this.lost(client, new Error(`no heartbeat for ${RECONNECT_AFTER_MS / 1000} s`));
+      return;
+    }
+    if (this.beating) return;
+    this.beating = true;
+    client
+      .query(`NOTIFY ${this.heartbeatChannel}`)
+      .catch(() => undefined) // a lost connection is reported by its error event
+      .finally(() => {
+        if (client === this.client) this.beating = false;
+      });
+  }
+
   private lost(client: pg.Client, err?: Error): void {
     if (client !== this.client) return; // a client still connecting (its connect fails) or already replaced
     this.client = null;
+    this.beating = false;
     void client.end().catch(() => undefined);
     if (this.closed) return;
     this.log.warn({ err }, 'cluster notification listener lost its connection; reconnecting');
@@ -162,11 +218,11 @@ export class PostgresNotifications implements ClusterNotifications {
     const sql = 'SELECT pg_notify($1, $2)';
     const params = [PG_CHANNELS[channel], payload];
     const client = this.client;
-    if (client !== null) {
+    if (client !== null && this.live) {
       await client.query(sql, params);
       return;
     }
-    // The listener is reconnecting: a connection of its own carries this one.
+    // The listener is reconnecting or silent: a connection of its own carries this one.
     const once = this.newClient();
     once.on('error', () => undefined);
     try {
@@ -186,6 +242,8 @@ export class PostgresNotifications implements ClusterNotifications {
     this.closed = true;
     if (this.retryTimer !== null) clearTimeout(this.retryTimer);
     this.retryTimer = null;
+    if (this.heartbeatTimer !== null) clearInterval(this.heartbeatTimer);
+    this.heartbeatTimer = null;
     this.subscribers.clear();
     const started = performance.now();
     await settleWithin(Promise.all(this.publishing), CLOSE_WAIT_MS, () => undefined);

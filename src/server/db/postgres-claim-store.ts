@@ -15,6 +15,7 @@ import {
   type ClaimStore,
   type ReleaseResult,
 } from '../papers/claim-store.js';
+import { nulSafe, type Query } from './postgres-query.js';
 
 const COLUMNS = 'preprint_id, key, claim_id, requester, created_at, expires_at, ttl_seconds';
 
@@ -53,12 +54,17 @@ function isUnreachable(err: unknown): boolean {
 export class PostgresClaimStore implements ClaimStore {
   readonly backend = 'postgres' as const;
 
-  constructor(private readonly pool: pg.Pool) {}
+  /** Claim ids come from request paths: one holding U+0000 matches nothing (PostgreSQL TEXT cannot hold it). */
+  private readonly query: Query;
+
+  constructor(pool: pg.Pool) {
+    this.query = nulSafe(pool);
+  }
 
   /** A statement; an unreachable database becomes `ClaimStoreUnavailableError` (503). */
   private async q<R extends pg.QueryResultRow>(sql: string, params: unknown[]): Promise<pg.QueryResult<R>> {
     try {
-      return await this.pool.query<R>(sql, params);
+      return await this.query<R>(sql, params);
     } catch (err) {
       if (isUnreachable(err)) throw new ClaimStoreUnavailableError({ cause: err, store: 'database' });
       throw err;

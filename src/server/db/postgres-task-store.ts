@@ -17,6 +17,7 @@ import {
   ThrottledTaskWrites,
   type IngestTaskStore,
 } from '../ingest/task-store-port.js';
+import { jsonbText, nulSafe, withClient, type Query } from './postgres-query.js';
 
 export interface TaskLease {
   /** How often an instance renews the leases of the tasks it runs (and sweeps expired ones). */
@@ -36,6 +37,8 @@ export class PostgresTaskStore extends ThrottledTaskWrites implements IngestTask
   private readonly live = new Map<string, TaskDocument>();
   private timer: NodeJS.Timeout | null = null;
   private maintaining: Promise<void> = Promise.resolve();
+  /** Lookups keyed by request text (a task id may hold U+0000): such an id matches nothing. */
+  private readonly q: Query;
 
   constructor(
     private readonly pool: pg.Pool,
@@ -45,6 +48,7 @@ export class PostgresTaskStore extends ThrottledTaskWrites implements IngestTask
     private readonly lease: TaskLease = TASK_LEASE,
   ) {
     super(logger, now);
+    this.q = nulSafe(pool);
   }
 
   /** Cancels this instance's leftovers and tasks whose lease ran out, trims to the newest 1000, starts renewing. */
@@ -85,9 +89,8 @@ export class PostgresTaskStore extends ThrottledTaskWrites implements IngestTask
    */
   private async cancelStale(own: boolean): Promise<void> {
     const now = this.now();
-    const client = await this.pool.connect();
-    let cancelled = 0;
-    try {
+    const cancelled = await withClient(this.pool, async (client) => {
+      let count = 0;
       await client.query('BEGIN');
       try {
         const { rows } = await client.query<{ doc: TaskDocument }>(
@@ -101,18 +104,17 @@ export class PostgresTaskStore extends ThrottledTaskWrites implements IngestTask
           await client.query('UPDATE ingest_tasks SET status = $2, doc = $3 WHERE task_id = $1', [
             doc.task_id,
             doc.status,
-            JSON.stringify(doc),
+            jsonbText(doc),
           ]);
-          cancelled++;
+          count++;
         }
         await client.query('COMMIT');
       } catch (err) {
         await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       }
-    } finally {
-      client.release();
-    }
+      return count;
+    });
     if (cancelled > 0) this.logger.info(`cancelled ${cancelled} ingest task(s) no instance runs any more`);
   }
 
@@ -128,9 +130,7 @@ export class PostgresTaskStore extends ThrottledTaskWrites implements IngestTask
   async get(id: string): Promise<TaskDocument | undefined> {
     const mine = this.live.get(id);
     if (mine) return mine;
-    const { rows } = await this.pool.query<{ doc: TaskDocument }>('SELECT doc FROM ingest_tasks WHERE task_id = $1', [
-      id,
-    ]);
+    const { rows } = await this.q<{ doc: TaskDocument }>('SELECT doc FROM ingest_tasks WHERE task_id = $1', [id]);
     return rows[0]?.doc;
   }
 
@@ -161,7 +161,7 @@ export class PostgresTaskStore extends ThrottledTaskWrites implements IngestTask
     if (this.closed) return;
     this.live.delete(id);
     await this.forget(id);
-    await this.pool.query('DELETE FROM ingest_tasks WHERE task_id = $1 AND owner = $2', [id, this.instanceId]);
+    await this.q('DELETE FROM ingest_tasks WHERE task_id = $1 AND owner = $2', [id, this.instanceId]);
   }
 
   async close(): Promise<void> {
@@ -189,7 +189,7 @@ export class PostgresTaskStore extends ThrottledTaskWrites implements IngestTask
         snapshot.submitted_at,
         this.instanceId,
         this.now() + this.lease.leaseMs,
-        JSON.stringify(snapshot),
+        jsonbText(snapshot),
       ],
     );
     if (rowCount === 0 && this.live.delete(snapshot.task_id)) {

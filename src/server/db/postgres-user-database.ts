@@ -13,6 +13,7 @@ import {
 } from '../papers/metadata/metadata-cache.js';
 import { assertSchemaKnown, type Migration } from './migrations.js';
 import { POSTGRES_MIGRATIONS } from './postgres-migrations.js';
+import { nulSafe, withClient, type Query } from './postgres-query.js';
 import type {
   ConsumeOutcome,
   DeviceRepository,
@@ -71,22 +72,6 @@ const DEVICE_COLUMNS = `id, device_code_hash AS "deviceCodeHash", user_code AS "
   expires_in_days AS "expiresInDays", status, approved_by AS "approvedBy", pat_id AS "patId",
   poll_count AS "pollCount", last_poll_at AS "lastPollAt", created, expires_at AS "expiresAt"`;
 const SUPERUSER_COLUMNS = `id, email, password_hash AS "passwordHash", token_key AS "tokenKey", created, updated`;
-
-type Query = <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) => Promise<pg.QueryResult<R>>;
-
-const hasNul = (v: unknown): boolean => typeof v === 'string' && v.includes('\u0000');
-
-/**
- * PostgreSQL TEXT cannot hold NUL (it refuses such a parameter), so no stored value holds one: a lookup, update
- * or delete keyed by such a string matches nothing, answered without a round trip instead of failing. Inserts
- * still fail; the services validate what they store.
- */
-function nulSafe(pool: pg.Pool): Query {
-  return async <R extends pg.QueryResultRow>(sql: string, params?: unknown[]) =>
-    params?.some(hasNul) && !/^\s*INSERT\b/i.test(sql)
-      ? ({ rows: [] as R[], rowCount: 0, command: '', oid: 0, fields: [] } as pg.QueryResult<R>)
-      : pool.query<R>(sql, params);
-}
 
 class PostgresUsers implements UserRepository {
   constructor(private readonly q: Query) {}
@@ -309,8 +294,7 @@ class PostgresDevices implements DeviceRepository {
   }
 
   async consumeAndMint(id: string, pat: PatRow): Promise<ConsumeOutcome> {
-    const client = await this.pool.connect();
-    try {
+    return withClient(this.pool, async (client) => {
       await client.query('BEGIN');
       try {
         // The user row first, then the request: the order a user deletion (its cascade) takes them in.
@@ -335,9 +319,7 @@ class PostgresDevices implements DeviceRepository {
         await client.query('ROLLBACK').catch(() => undefined);
         throw err;
       }
-    } finally {
-      client.release();
-    }
+    });
   }
 }
 

@@ -256,3 +256,31 @@ it('the job records unreachable: the trigger fails retryable with the reason, an
   });
   expect(pdfDownloads(id)).toBe(0);
 });
+
+it('a holder that could not renew for 55 s gives its job up before another instance may take it over: one conversion', async () => {
+  const { clock, a, b } = await twoInstances(5);
+  const id = '2504.00005v1';
+  addPaper(d.arxiv, '2504.00005', 1, 64 * 1024);
+  d.arxiv.pdfGate.close();
+  snapshotOf(await a.access.trigger(resolution(id), 'markdown'));
+  await until('A to download', () => d.arxiv.pdfGate.held === 1);
+
+  // A loses the database but keeps running: its renewals fail. 55 s after its last renewal it gives the job up.
+  a.sever();
+  clock.advance(56_000);
+  await until('A to give its job up', () => a.access.counters().inflight_jobs === 0);
+  // The lease ran out: B takes the job over and converts the paper.
+  clock.advance(5_000);
+  snapshotOf(await b.access.trigger(resolution(id), 'markdown'));
+  await until('B to download', () => d.arxiv.pdfGate.held === 2);
+  d.arxiv.pdfGate.open();
+  await until('B to store the markdown', async () => {
+    return (await b.access.status(resolution(id), 'markdown')).state === 'cached';
+  });
+  // A's download, already on the wire, finishes; A converts nothing after it.
+  await until('A to finish its download', () => a.access.counters().inflight_preprint_fetches === 0);
+  await until('A to settle', () => a.access.counters().inflight_jobs === 0);
+  expect(submissions(id)).toBe(1);
+  expect(a.access.counters().submitted).toBe(0);
+  expect(a.logs.text).toContain('no renewal for 55 s');
+});

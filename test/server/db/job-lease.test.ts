@@ -7,13 +7,22 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import pg from 'pg';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import pino from 'pino';
+import { JobLeases, RENEW_MS } from '../../../src/server/access/job-lease.js';
+import { PostgresJobLeaseStore } from '../../../src/server/db/job-lease-postgres.js';
+import { UnavailableError } from '../../../src/shared/domain-errors.js';
+import { freePort } from '../../support/free-port.js';
+import type { Clock } from '../../../src/server/access/clock.js';
 import { jobLeaseStoreOf, type JobLeaseClaim, type JobLeaseStore } from '../../../src/server/db/job-lease-store.js';
 import { PostgresUserDatabase } from '../../../src/server/db/postgres-user-database.js';
 import { SqliteUserDatabase } from '../../../src/server/db/sqlite-user-database.js';
 import { usePostgres } from '../../support/postgres.js';
 
 const postgres = usePostgres();
+const silent = pino({ level: 'silent' });
+const fixedClock = (at: number): Clock => ({ now: () => at, sleep: () => new Promise<void>(() => undefined) });
 const LEASE = 60_000;
 const T0 = 1_800_000_000_000;
 
@@ -161,6 +170,46 @@ describe('job leases on PostgreSQL', () => {
     expect((await storeB.acquire(claim(own, 'A', T0 + 1_000))).won).toBe(true);
   });
 
+  it("a failure's cooldown holds for its own holder too: restarted under the same id, it answers the failure", async () => {
+    const id = '2501.00008v1';
+    const failure = {
+      kind: 'daily_limit' as const,
+      stage: 'convert' as const,
+      detail: 'parser quota',
+      notFound: false,
+    };
+    await storeA.acquire(claim(id, 'A', T0));
+    await storeA.end(id, 'A', { kind: 'markdown', snapshot: {}, failure, freeAt: T0 + 3_600_000, now: T0 + 1_000 });
+    // A restarted: a new pool and a fresh JobLeases under the same SVC_INSTANCE_ID.
+    const restarted = await PostgresUserDatabase.open(postgres.url);
+    try {
+      const store = jobLeaseStoreOf(restarted)!;
+      const refused = await store.acquire(claim(id, 'A', T0 + 2_000));
+      expect(refused).toMatchObject({ won: false, row: { holder: 'A', failure, leaseUntil: T0 + 3_600_000 } });
+      const leases = new JobLeases({ store, holder: 'A', clock: fixedClock(T0 + 2_000), logger: silent });
+      expect(await leases.elsewhere(id)).toMatchObject({ holder: 'A', failure });
+      expect((await leases.elsewhereAll([id])).get(id)).toMatchObject({ failure });
+      // Once the cooldown ended, the id is free again — for A as for anyone.
+      expect((await store.acquire(claim(id, 'A', T0 + 3_600_000))).won).toBe(true);
+    } finally {
+      await restarted.close();
+    }
+  });
+
+  it('U+0000 in a snapshot or failure detail (JSONB cannot hold it) is stored as U+FFFD, not refused', async () => {
+    const id = '2501.00009v1';
+    const snapshot = { preprint_id: id, detail: 'bad \u0000 byte' };
+    expect((await storeA.acquire(claim(id, 'A', T0, { snapshot }))).won).toBe(true);
+    expect(await storeA.publish(id, 'A', 'pdf', { detail: 'x\u0000y' }, T0 + 1)).toBe(true);
+    expect((await storeB.get(id))?.snapshot).toEqual({ detail: 'x\uFFFDy' });
+    const failure = { kind: 'fatal' as const, stage: 'fetch' as const, detail: 'arXiv said \u0000', notFound: false };
+    expect(await storeA.end(id, 'A', { kind: 'pdf', snapshot, failure, freeAt: T0 + 60_000, now: T0 + 2 })).toBe(true);
+    expect(await storeB.get(id)).toMatchObject({
+      snapshot: { preprint_id: id, detail: 'bad \uFFFD byte' },
+      failure: { detail: 'arXiv said \uFFFD' },
+    });
+  });
+
   it('lists rows written since a time, newest first, bounded; prunes old rows whose lease is over', async () => {
     const c = await PostgresUserDatabase.open(await postgres.newDatabase());
     try {
@@ -178,6 +227,64 @@ describe('job leases on PostgreSQL', () => {
       expect(await store.get('2502.00001v1')).not.toBeNull();
     } finally {
       await c.close();
+    }
+  });
+});
+
+describe('the job records as the service reads them (JobLeases)', () => {
+  it('reads never prune; acquires prune old rows at most once per renewal period', async () => {
+    const db = await PostgresUserDatabase.open(await postgres.newDatabase());
+    try {
+      const store = jobLeaseStoreOf(db)!;
+      const prune = vi.spyOn(store, 'prune');
+      let now = T0;
+      const clock: Clock = { now: () => now, sleep: () => new Promise<void>(() => undefined) };
+      const leases = new JobLeases({ store, holder: 'A', clock, logger: silent });
+      for (let i = 0; i < 3; i++) await leases.listed(now - 3_600_000, 50);
+      expect(prune).not.toHaveBeenCalled();
+      const view = () => ({ kind: 'pdf' as const, snapshot: {} });
+      const held = [];
+      for (const id of ['2503.00001v1', '2503.00002v1']) held.push(await leases.acquire(id, view));
+      expect(prune).toHaveBeenCalledTimes(1);
+      now += RENEW_MS;
+      held.push(await leases.acquire('2503.00003v1', view));
+      expect(prune).toHaveBeenCalledTimes(2);
+      for (const claim of held) await claim.lease?.release();
+    } finally {
+      await db.close();
+    }
+  });
+
+  it('a database that cannot answer a read → 503 naming the job records, not a 500', async () => {
+    const pool = new pg.Pool({
+      connectionString: `postgres://x@127.0.0.1:${await freePort()}/x`,
+      connectionTimeoutMillis: 2000,
+    });
+    pool.on('error', () => undefined);
+    try {
+      const leases = new JobLeases({
+        store: new PostgresJobLeaseStore(pool),
+        holder: 'A',
+        clock: fixedClock(T0),
+        logger: silent,
+      });
+      const reads = [
+        () => leases.elsewhere('2503.00001v1'),
+        () => leases.elsewhereAll(['2503.00001v1']),
+        () => leases.listed(T0 - 3_600_000, 50),
+      ];
+      for (const read of reads) {
+        const err = await read().then(
+          () => null,
+          (e: unknown) => e,
+        );
+        expect(err).toBeInstanceOf(UnavailableError);
+        expect((err as Error).message).toBe(
+          'paper-access job records unavailable (database unreachable); retry shortly',
+        );
+      }
+    } finally {
+      await pool.end();
     }
   });
 });

@@ -5,10 +5,12 @@
  * they may have missed notifications and hears the next ones; a publish while it is down still goes out; closing
  * stops delivery and never hangs. The in-process adapter of the embedded default delivers to its own subscribers.
  */
+import net from 'node:net';
 import pg from 'pg';
 import pino from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { LocalNotifications, type ClusterChannel } from '../../../src/server/db/notifications.js';
+import { NotifiedRevisionPats } from '../../../src/server/db/notifications-credentials.js';
 import { PostgresNotifications } from '../../../src/server/db/notifications-postgres.js';
 import { PostgresUserDatabase } from '../../../src/server/db/postgres-user-database.js';
 import { usePostgres } from '../../support/postgres.js';
@@ -45,6 +47,53 @@ const PAT_ROW = {
   scopes: null,
   lastUsedAt: null,
 };
+
+/** A TCP forwarder to PostgreSQL that can stop carrying bytes without closing anything (a silent partition). */
+async function freezableForwarder(target: number): Promise<{
+  port: number;
+  freeze(): void;
+  thaw(): void;
+  close(): Promise<void>;
+}> {
+  const pairs: [net.Socket, net.Socket][] = [];
+  let frozen = false;
+  const link = (from: net.Socket, to: net.Socket) => {
+    from.pipe(to);
+    to.pipe(from);
+  };
+  const server = net.createServer((client) => {
+    const upstream = net.connect(target, '127.0.0.1');
+    for (const s of [client, upstream]) s.on('error', () => undefined);
+    client.on('close', () => upstream.destroy());
+    upstream.on('close', () => client.destroy());
+    pairs.push([client, upstream]);
+    if (!frozen) link(client, upstream);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as net.AddressInfo).port,
+    freeze() {
+      frozen = true;
+      for (const [c, u] of pairs) {
+        c.unpipe(u);
+        u.unpipe(c);
+        c.pause();
+        u.pause();
+      }
+    },
+    thaw() {
+      frozen = false;
+      for (const [c, u] of pairs) link(c, u);
+    },
+    async close() {
+      for (const [c, u] of pairs) {
+        c.destroy();
+        u.destroy();
+      }
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
 
 async function terminate(pid: number): Promise<void> {
   const admin = new pg.Client({ connectionString: postgres.url });
@@ -134,6 +183,30 @@ describe('PostgreSQL notifications', () => {
     expect(heard).not.toContain('missed');
     await a.publish('wiki', 'after');
     await until('the subscriber hears the next one', () => heard.includes('after'), 5_000);
+  });
+
+  it('a listener whose connection silently stops (no FIN: a partition) is not live within 1 s; a revocation is read from the row', async () => {
+    const forwarder = await freezableForwarder(Number(new URL(postgres.url).port));
+    opened.push(forwarder);
+    const through = new URL(postgres.url);
+    through.port = String(forwarder.port);
+    const a = await listener(through.toString(), 'pks test frozen');
+    const heard = record(a, 'wiki');
+    const db = await PostgresUserDatabase.open(postgres.url);
+    opened.push(db);
+    const pats = new NotifiedRevisionPats(db.pats, a);
+    await until('the listener to be live', () => a.live, 5_000);
+    const warm = await pats.revision();
+    forwarder.freeze();
+    await db.pool.query('UPDATE credential_revision SET n = n + 1 WHERE id = 1');
+    const revokedAt = performance.now();
+    await until('the revocation to be seen', async () => (await pats.revision()) !== warm, 5_000);
+    expect(performance.now() - revokedAt).toBeLessThan(1_000);
+    expect(a.live).toBe(false);
+    // The path is back: the listener is live again and its subscribers catch up on what they may have missed.
+    forwarder.thaw();
+    await until('the listener to be live again', () => a.live, 10_000);
+    await until('the subscriber to hear it may have missed some', () => heard.includes(null), 5_000);
   });
 
   it('a publish while the publisher’s own listener is down still reaches the others', async () => {

@@ -6,6 +6,7 @@
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import pg from 'pg';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { PostgresTaskStore, TASK_LEASE } from '../../../src/server/db/postgres-task-store.js';
@@ -314,5 +315,50 @@ describe('PostgreSQL: tasks shared by two instances (§21)', () => {
     expect((await b.get('aaaa0003'))?.status).toBe('queued');
     await instance(dbB, 'host-c:3', () => nowA);
     expect((await b.get('aaaa0003'))?.status).toBe('cancelled');
+  });
+
+  it("a sweep whose connection dies while it waits on another's row lock fails that tick only: no crash, the next tick cancels", async () => {
+    const a = await instance(dbA, 'host-a:1', () => nowA);
+    await a.add(running(task('aaaa0004', T0)));
+    const b = await instance(dbB, 'host-b:2', () => nowB);
+    nowB = T0 + TASK_LEASE.leaseMs;
+    const uncaught: unknown[] = [];
+    const onUncaught = (err: unknown) => uncaught.push(err);
+    process.on('uncaughtException', onUncaught);
+    const locker = new pg.Client({ connectionString: url });
+    const admin = new pg.Client({ connectionString: url });
+    await locker.connect();
+    await admin.connect();
+    try {
+      await locker.query('BEGIN');
+      await locker.query(`SELECT 1 FROM ingest_tasks WHERE task_id = 'aaaa0004' FOR UPDATE`);
+      const sweep = b.maintain().then(
+        () => 'finished',
+        (err: Error) => err.message,
+      );
+      // The sweep's backend, waiting for the lock, is terminated (a database restart or an operator's kill).
+      await expect
+        .poll(async () => {
+          // Not on the locker: inside its transaction, pg_stat_activity is a snapshot taken at its first read.
+          const { rows } = await admin.query<{ pid: number }>(
+            `SELECT pid FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND query LIKE '%FOR UPDATE%'
+               AND pid <> pg_backend_pid()`,
+          );
+          if (rows[0]) await admin.query('SELECT pg_terminate_backend($1)', [rows[0].pid]);
+          return rows.length;
+        })
+        .toBe(1);
+      expect(await sweep).toMatch(/terminat/i);
+      await locker.query('ROLLBACK');
+      // An event still in flight would surface now.
+      await new Promise<void>((resolve) => setImmediate(resolve));
+      expect(uncaught).toEqual([]);
+      await b.maintain();
+      expect((await b.get('aaaa0004'))?.status).toBe('cancelled');
+    } finally {
+      process.off('uncaughtException', onUncaught);
+      await locker.end();
+      await admin.end();
+    }
   });
 });
