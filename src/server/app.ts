@@ -7,6 +7,7 @@ import { userHeaderBinding } from './http/audit.js';
 import { proxyTrust } from './http/client.js';
 import type { App, AppContext, RegisteredRoute } from './http/context.js';
 import { registerCompression } from './http/compression.js';
+import { lazyRequestLogger } from './http/request-logger.js';
 import { clientErrorHandler, frameworkErrors, sendError } from './http/errors.js';
 import { isApiPath, requestPath, setApiHeaders } from './http/headers.js';
 import { openApiOptions, type DispatchedOperation } from './http/openapi.js';
@@ -39,6 +40,8 @@ export async function buildApp(ctx: AppContext): Promise<App> {
   const trust = proxyTrust(ctx.config.trustedProxies);
   const app = Fastify({
     loggerInstance: logger,
+    // The request logger is bound when it first writes (http/request-logger.ts), not on every request.
+    childLoggerFactory: lazyRequestLogger,
     bodyLimit: 1024 * 1024,
     // Bigger socket buffers move 100 MiB uploads in fewer, larger chunks.
     http: { highWaterMark: 1024 * 1024, ...serverTimeoutOptions(timeouts) },

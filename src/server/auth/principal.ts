@@ -18,6 +18,11 @@ export interface Principal {
  */
 export interface CredentialResolver {
   resolve(authorization: string | undefined, options?: { touch?: boolean }): Promise<Principal | null | 'invalid'>;
+  /**
+   * `resolve`'s answer when it needs no I/O (no credential, a malformed one, the system PAT), else `undefined`: the
+   * guard every request passes decides those without a promise.
+   */
+  resolveNow?(authorization: string | undefined): Principal | null | 'invalid' | undefined;
 }
 
 /** One link of the credential chain: a principal for a token it recognises, else `null`. */

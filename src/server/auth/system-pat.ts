@@ -35,14 +35,21 @@ export class CredentialChain implements CredentialResolver {
     private readonly verifiers: readonly CredentialVerifier[] = [],
   ) {}
 
-  async resolve(
-    authorization: string | undefined,
-    options: { touch?: boolean } = {},
-  ): Promise<Principal | null | 'invalid'> {
+  resolveNow(authorization: string | undefined): Principal | null | 'invalid' | undefined {
     if (authorization === undefined || authorization.trim() === '') return null;
     const token = bearerToken(authorization);
     if (token === null) return 'invalid';
     if (this.systemPat && matchesSystemPat(this.systemPat, token)) return systemPatPrincipal(this.systemPat);
+    return this.verifiers.length === 0 ? 'invalid' : undefined;
+  }
+
+  async resolve(
+    authorization: string | undefined,
+    options: { touch?: boolean } = {},
+  ): Promise<Principal | null | 'invalid'> {
+    const now = this.resolveNow(authorization);
+    if (now !== undefined) return now;
+    const token = bearerToken(authorization)!; // not null: `resolveNow` answers a malformed header
     for (const verify of this.verifiers) {
       const principal = await verify(token, options.touch ?? true);
       if (principal) return principal;

@@ -5,6 +5,7 @@ import { PB_SUPERUSER_REQUIRED } from '../auth/pocketbase.js';
 import type {
   AdminCredentialResolver,
   CredentialResolver,
+  Principal,
   RecordCaller,
   SuperuserPrincipal,
 } from '../auth/principal.js';
@@ -67,7 +68,25 @@ export async function enforceGuard(guard: Guard, resolvers: GuardResolvers, requ
   if (isAdminGuard(guard)) return enforceAdminGuard(guard, resolvers.admin, request);
   const resolver = resolvers.credentials;
   if (resolver === null) throw new HttpError(500, 'scope guard: enforcer not configured (server wiring fault)');
-  const principal = await resolver.resolve(request.headers.authorization);
+  applyPrincipal(guard, request, await resolver.resolve(request.headers.authorization));
+}
+
+/**
+ * `enforceGuard` where it needs no I/O: a public route, or a credential the resolver decides at once (none, a
+ * malformed one, the system PAT). `true` once applied (a refusal throws, as `enforceGuard` does); `false` when only
+ * `enforceGuard` can decide.
+ */
+export function enforceGuardNow(guard: Guard, resolvers: GuardResolvers, request: FastifyRequest): boolean {
+  if (guard.kind === 'public') return true;
+  if (isAdminGuard(guard) || resolvers.credentials === null) return false;
+  const principal = resolvers.credentials.resolveNow?.(request.headers.authorization);
+  if (principal === undefined) return false;
+  applyPrincipal(guard, request, principal);
+  return true;
+}
+
+/** Records a resolved credential's principal on the request, or throws the guard's 401/403. */
+function applyPrincipal(guard: Guard, request: FastifyRequest, principal: Principal | null | 'invalid'): void {
   if (principal === null) throw new UnauthenticatedError(AUTH_REQUIRED);
   if (principal === 'invalid') throw new UnauthenticatedError(INVALID_CREDENTIAL);
   request.principal = principal;

@@ -1,4 +1,4 @@
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FixedWindowLimiter, RATE_RULES, SharedLimiter } from '../../../src/server/auth/rate-limit.js';
 import { openUserDatabase } from '../../../src/server/db/open.js';
@@ -6,6 +6,12 @@ import { routePolicyHook } from '../../../src/server/http/route-policy.js';
 import { PUBLIC, scope, SESSION } from '../../../src/server/routes/guard.js';
 import { RateLimitedError } from '../../../src/shared/domain-errors.js';
 import { authHarness, bearer, TestClock, type AuthHarness } from './harness.js';
+
+/** The policy hook (a callback hook) as a function of the request that settles when the hook calls `done`. */
+const promised =
+  (hook: ReturnType<typeof routePolicyHook>) =>
+  (request: FastifyRequest): Promise<void> =>
+    new Promise((resolve, reject) => hook(request, {} as FastifyReply, (e) => (e ? reject(e) : resolve())));
 
 /** The route policy hooks below guard no admin route. */
 const NO_ADMIN = { superuser: async () => null, session: async () => null };
@@ -46,7 +52,7 @@ describe('FixedWindowLimiter', () => {
     const system = { source: 'system-pat', userId: null, login: null, scopes: ['*'] } as const;
     const user = { source: 'pat', userId: 'u1', login: 'a', scopes: ['papers:write'] } as const;
     const credentials = { resolve: async (auth?: string) => (auth === 'system' ? system : user) };
-    const hook = routePolicyHook({ credentials, admin: NO_ADMIN }, limiter);
+    const hook = promised(routePolicyHook({ credentials, admin: NO_ADMIN }, limiter));
     const req = (authorization: string) =>
       ({
         is404: false,
@@ -139,9 +145,11 @@ describe('rate limits on the PAT routes', () => {
 describe('the route policy hook', () => {
   it("limits routes declaring rateLimitClass: 'write' to 60 per minute per user and ignores the others", async () => {
     const principal = { source: 'session', userId: 'u1', login: 'a', scopes: ['*'] } as const;
-    const hook = routePolicyHook(
-      { credentials: { resolve: async () => principal }, admin: NO_ADMIN },
-      new FixedWindowLimiter(new TestClock().now),
+    const hook = promised(
+      routePolicyHook(
+        { credentials: { resolve: async () => principal }, admin: NO_ADMIN },
+        new FixedWindowLimiter(new TestClock().now),
+      ),
     );
     const req = (config: object) =>
       ({
