@@ -11,6 +11,9 @@ export const requestTimeoutOption = (seconds = 120): Option =>
 /** `--quiet-progress`: no live progress line on stderr. */
 export const quietProgressOption = (): Option => new Option('--quiet-progress', 'no progress on stderr');
 
+/** `--no-cache`: the parser is asked to bypass its cache (CONTRACT §10.1 `no_cache`). */
+export const noCacheOption = (): Option => new Option('--no-cache', 'ask the parser to bypass its cache');
+
 /** `--quiet-notes`: no `Note (server applied defaults)` lines (CONTRACT §16.6). */
 export const quietNotesOption = (scope = ''): Option =>
   new Option('--quiet-notes', `${scope}no 'Note (server applied defaults)' lines`);

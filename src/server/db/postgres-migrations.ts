@@ -2,28 +2,22 @@
  * Versioned schema of the user database on PostgreSQL (CONTRACT §21). The version numbers are those of the SQLite
  * schema (migrations.ts), so `pksd db status` names one schema version whichever backend holds it; the tables are
  * PostgreSQL's own (BIGINT milliseconds, case-insensitive lookups through `lower()` indexes, `user_id` for SQLite's
- * `user` column, which PostgreSQL reserves). Each migration runs once, in order, in a transaction, under an
- * advisory lock (postgres-user-database.ts). Never edit a released migration: append a new one.
+ * `user` column, which PostgreSQL reserves); the tables both engines define alike are shared-ddl.ts's text in
+ * PostgreSQL's types. Each migration runs once, in order, in a transaction, under an advisory lock
+ * (postgres-user-database.ts). Never edit a released migration: append a new one.
  */
 import type { Migration } from './migrations.js';
+import * as ddl from './shared-ddl.js';
+
+/** Milliseconds outgrow PostgreSQL's 32-bit INTEGER. */
+const POSTGRES_TYPES: ddl.ColumnTypes = { bigint: 'BIGINT', float: 'DOUBLE PRECISION' };
 
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'users, PATs, device requests, superusers, the instance key',
     sql: `
-      CREATE TABLE users (
-        id               TEXT PRIMARY KEY,
-        email            TEXT NOT NULL DEFAULT '',
-        name             TEXT NOT NULL DEFAULT '',
-        login            TEXT NOT NULL DEFAULT '',
-        avatar           TEXT NOT NULL DEFAULT '',
-        provider         TEXT NOT NULL,
-        provider_user_id TEXT NOT NULL,
-        token_key        TEXT NOT NULL,
-        created          BIGINT NOT NULL,
-        updated          BIGINT NOT NULL
-      );
+      ${ddl.usersTable(POSTGRES_TYPES)}
       CREATE INDEX users_login ON users (lower(login));
       CREATE INDEX users_email ON users (lower(email));
 
@@ -43,24 +37,7 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
       );
       CREATE INDEX pat_tokens_user ON pat_tokens (user_id, created);
 
-      CREATE TABLE device_requests (
-        id               TEXT PRIMARY KEY,
-        device_code_hash TEXT NOT NULL UNIQUE,
-        user_code        TEXT NOT NULL,
-        name             TEXT NOT NULL,
-        description      TEXT NOT NULL DEFAULT '',
-        scopes           TEXT NOT NULL,
-        expires_in_days  INTEGER NOT NULL,
-        status           TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'denied', 'consumed', 'expired')),
-        approved_by      TEXT REFERENCES users (id) ON DELETE SET NULL,
-        pat_id           TEXT,
-        poll_count       INTEGER NOT NULL DEFAULT 0,
-        last_poll_at     BIGINT,
-        created          BIGINT NOT NULL,
-        expires_at       BIGINT NOT NULL
-      );
-      CREATE INDEX device_requests_user_code ON device_requests (user_code, created);
-      CREATE INDEX device_requests_expires ON device_requests (expires_at);
+      ${ddl.deviceRequestsTable(POSTGRES_TYPES)}
 
       CREATE TABLE superusers (
         id            TEXT PRIMARY KEY,
@@ -99,42 +76,12 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
     name: 'paper metadata cache (CONTRACT §18.1)',
-    sql: `
-      CREATE TABLE paper_metadata (
-        preprint_id    TEXT PRIMARY KEY,
-        title          TEXT NOT NULL,
-        authors        TEXT NOT NULL,
-        abstract       TEXT NOT NULL,
-        published      TEXT NOT NULL,
-        doi            TEXT,
-        openalex_id    TEXT,
-        cited_by_count BIGINT,
-        source         TEXT NOT NULL CHECK (source IN ('arxiv', 'openalex')),
-        fetched_at     BIGINT NOT NULL
-      );
-      CREATE INDEX paper_metadata_doi ON paper_metadata (doi);
-      CREATE INDEX paper_metadata_openalex_id ON paper_metadata (openalex_id);
-    `,
+    sql: ddl.paperMetadataMigration(POSTGRES_TYPES),
   },
   {
     version: 3,
     name: 'rate-limit windows (CONTRACT §7.7) and token buckets (§11.5)',
-    sql: `
-      CREATE TABLE rate_windows (
-        rule         TEXT NOT NULL,
-        key          TEXT NOT NULL,
-        window_start BIGINT NOT NULL,
-        hits         INTEGER NOT NULL,
-        PRIMARY KEY (rule, key)
-      );
-      CREATE INDEX rate_windows_start ON rate_windows (window_start);
-
-      CREATE TABLE token_buckets (
-        name       TEXT PRIMARY KEY,
-        tokens     DOUBLE PRECISION NOT NULL,
-        updated_at BIGINT NOT NULL
-      );
-    `,
+    sql: ddl.rateLimitMigration(POSTGRES_TYPES),
   },
   {
     version: 4,

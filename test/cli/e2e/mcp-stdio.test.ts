@@ -16,7 +16,7 @@ import type { Scope } from '../../../src/shared/scopes.js';
 import { addPaper } from '../../server/access/support/papers.js';
 import { defaultMarkdown } from '../../support/upstreams/mineru.js';
 import { loggedInHome, PKS_BIN, type PksHome } from '../support/pks.js';
-import { json, texts, useMcpServer } from '../../server/mcp/support/server.js';
+import { ALL_TOOLS, callTool, json, texts, useMcpServer } from '../../server/mcp/support/server.js';
 
 const PAT = 'mcp-stdio-system-pat-0123456789';
 const ID = '2507.00401v1';
@@ -65,8 +65,6 @@ async function connect(h: PksHome): Promise<{ client: Client; stderr: () => stri
 
 const userPat = (scopes: Scope[]): Promise<string> => mcp.userPat('bob', scopes);
 const rest = (pathname: string, init?: RequestInit): Promise<unknown> => mcp.rest(pathname, init);
-const call = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
-  (await client.callTool({ name, arguments: args })) as CallToolResult;
 
 /** Status polls the server received for a paper's markdown job. */
 const statusPolls = (id: string): number =>
@@ -76,23 +74,10 @@ const statusPolls = (id: string): number =>
 describe('tools', () => {
   it('listed per the stored credential’s scopes; a lacking scope refuses when called', async () => {
     const all = await connect(await home());
-    expect((await all.client.listTools()).tools.map((t) => t.name)).toEqual([
-      'paper_markdown',
-      'paper_outline',
-      'paper_metadata',
-      'paper_figures',
-      'paper_image',
-      'paper_status',
-      'paper_lookup',
-      'paper_list',
-      'wiki_search',
-      'wiki_page',
-      'graph_schema',
-      'graph_query',
-    ]);
+    expect((await all.client.listTools()).tools.map((t) => t.name)).toEqual(ALL_TOOLS);
     const wiki = await connect(await home(await userPat(['wiki:read'])));
     expect((await wiki.client.listTools()).tools.map((t) => t.name)).toEqual(['wiki_search', 'wiki_page']);
-    const refused = await call(wiki.client, 'graph_query', { query: 'RETURN 1' });
+    const refused = await callTool(wiki.client, 'graph_query', { query: 'RETURN 1' });
     expect(refused).toMatchObject({ isError: true });
     expect(texts(refused)).toEqual([
       'tool graph_query needs scope graph:read, which this credential lacks (mint a PAT at /pat with it)',
@@ -119,45 +104,45 @@ describe('tools', () => {
       ['wiki_search', { q: 'entanglement' }, '/api/search?q=entanglement'],
     ];
     for (const [tool, args, route] of same)
-      expect(json(await call(client, tool, args)), tool).toEqual(await rest(route));
+      expect(json(await callTool(client, tool, args)), tool).toEqual(await rest(route));
     const detail = (await rest(`/api/papers/${ID}`)) as Record<string, unknown>;
-    expect(json(await call(client, 'paper_metadata', { id: ID }))).toEqual({
+    expect(json(await callTool(client, 'paper_metadata', { id: ID }))).toEqual({
       preprint_id: detail['preprint_id'],
       metadata: detail['metadata'],
       versions: detail['versions'],
     });
-    expect((await call(client, 'paper_image', { id: ID, name: 's1.png' })).content).toEqual([
+    expect((await callTool(client, 'paper_image', { id: ID, name: 's1.png' })).content).toEqual([
       { type: 'image', mimeType: 'image/png', data: PNG.toString('base64') },
     ]);
     const { content, ...facts } = (await rest('/api/pages/concept-entanglement')) as Record<string, unknown>;
-    expect(texts(await call(client, 'wiki_page', { id: 'concept-entanglement' }))).toEqual([
+    expect(texts(await callTool(client, 'wiki_page', { id: 'concept-entanglement' }))).toEqual([
       JSON.stringify(facts),
       content,
     ]);
     const query = 'MATCH (c:Concept) RETURN c.id AS id ORDER BY id';
-    expect(json(await call(client, 'graph_query', { query }))).toEqual(
+    expect(json(await callTool(client, 'graph_query', { query }))).toEqual(
       await rest('/api/graph/query', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ query }),
       }),
     );
-    const schema = json(await call(client, 'graph_schema')) as { label_counts: Record<string, number> };
+    const schema = json(await callTool(client, 'graph_schema')) as { label_counts: Record<string, number> };
     expect(schema).toMatchObject((await rest('/api/graph/schema')) as object);
     expect(schema.label_counts).toEqual(((await rest('/api/graph/stats')) as { label_counts: object }).label_counts);
 
-    const outline = json(await call(client, 'paper_outline', { id: ID })) as {
+    const outline = json(await callTool(client, 'paper_outline', { id: ID })) as {
       headings: { text: string; offset: number; length: number }[];
     };
     expect(outline.headings).toHaveLength(201);
     const part = outline.headings.find((h) => h.text === 'Part 7')!;
-    const section = texts(await call(client, 'paper_markdown', { id: ID, offset: part.offset, max_chars: 200 }));
+    const section = texts(await callTool(client, 'paper_markdown', { id: ID, offset: part.offset, max_chars: 200 }));
     expect(section[0]!.startsWith('## Part 7\n\nText of part 7.\n\n## Part 8\n')).toBe(true);
     expect(section[0]!.endsWith('\n')).toBe(true);
     expect([...section[0]!, ...section[1]!].length).toBeLessThanOrEqual(200);
     let text = '';
     for (let offset: number | null = 0; offset !== null;) {
-      const piece = texts(await call(client, 'paper_markdown', { id: ID, offset, max_chars: 1000 }));
+      const piece = texts(await callTool(client, 'paper_markdown', { id: ID, offset, max_chars: 1000 }));
       text += piece[0];
       offset = piece[1] === undefined ? null : Number(/offset=(\d+)\]$/.exec(piece[1])![1]);
     }
@@ -166,11 +151,11 @@ describe('tools', () => {
 
   it('isError results: a missing paper, a refused graph query', async () => {
     const { client } = await connect(await home());
-    expect(await call(client, 'paper_metadata', { id: '2507.00999v1' })).toMatchObject({
+    expect(await callTool(client, 'paper_metadata', { id: '2507.00999v1' })).toMatchObject({
       isError: true,
       content: [{ type: 'text', text: 'not hosted: 2507.00999v1' }],
     });
-    const refused = await call(client, 'graph_query', { query: 'MATCH (n) DETACH DELETE n' });
+    const refused = await callTool(client, 'graph_query', { query: 'MATCH (n) DETACH DELETE n' });
     expect(refused.isError).toBe(true);
     expect(texts(refused)[0]).toMatch(/^the graph is read-only: .+ is not allowed$/);
   }, 60_000);

@@ -13,7 +13,7 @@ import type { Scope } from '../../../src/shared/scopes.js';
 import { addPaper } from '../access/support/papers.js';
 import { startTestServer } from '../../support/server.js';
 import { defaultMarkdown } from '../../support/upstreams/mineru.js';
-import { json, texts, useMcpServer } from './support/server.js';
+import { ALL_TOOLS, callTool, json, PAPER_TOOLS, texts, useMcpServer } from './support/server.js';
 
 const PAT = 'mcp-http-system-pat-0123456789';
 const ID = '2507.00101v1';
@@ -64,24 +64,9 @@ async function connect(token: string, kept = false): Promise<Client> {
 const userPat = (scopes: Scope[]): Promise<string> => mcp.userPat('alice', scopes);
 const rest = (pathname: string, init?: RequestInit): Promise<unknown> => mcp.rest(pathname, init);
 
-async function call(client: Client, name: string, args: Record<string, unknown> = {}): Promise<CallToolResult> {
-  return (await client.callTool({ name, arguments: args })) as CallToolResult;
-}
-
-const PAPER_TOOLS = [
-  'paper_markdown',
-  'paper_outline',
-  'paper_metadata',
-  'paper_figures',
-  'paper_image',
-  'paper_status',
-  'paper_lookup',
-  'paper_list',
-];
-
 describe('tools listed per scope', () => {
   it.each([
-    ['the system PAT (every scope)', null, [...PAPER_TOOLS, 'wiki_search', 'wiki_page', 'graph_schema', 'graph_query']],
+    ['the system PAT (every scope)', null, ALL_TOOLS],
     ['papers:read', ['papers:read'], PAPER_TOOLS],
     ['wiki:read', ['wiki:read'], ['wiki_search', 'wiki_page']],
     ['graph:read', ['graph:read'], ['graph_schema', 'graph_query']],
@@ -114,7 +99,7 @@ describe('tools listed per scope', () => {
         'wiki_search',
         'wiki_page',
       ]);
-      const result = await call(client, 'paper_markdown', { id: ID });
+      const result = await callTool(client, 'paper_markdown', { id: ID });
       expect(texts(result)).toEqual([
         'tool paper_markdown is not available on this server: paper access is off (SVC_PAPER_ACCESS_ENABLED)',
       ]);
@@ -126,7 +111,7 @@ describe('tools listed per scope', () => {
 
   it('a tool whose scope the credential lacks refuses when called', async () => {
     const client = await connect(await userPat(['wiki:read']));
-    const result = await call(client, 'paper_list');
+    const result = await callTool(client, 'paper_list');
     expect(result.isError).toBe(true);
     expect(texts(result)).toEqual([
       'tool paper_list needs scope papers:read, which this credential lacks (mint a PAT at /pat with it)',
@@ -150,7 +135,7 @@ describe('each tool answers what the REST route answers', () => {
 
   it('paper_metadata: the detail’s metadata and versions', async () => {
     const detail = (await rest(`/api/papers/${ID}`)) as Record<string, unknown>;
-    const result = await call(client, 'paper_metadata', { id: `https://arxiv.org/abs/${ID}` });
+    const result = await callTool(client, 'paper_metadata', { id: `https://arxiv.org/abs/${ID}` });
     expect(result.isError).toBeFalsy();
     expect(json(result)).toEqual({
       preprint_id: detail['preprint_id'],
@@ -160,28 +145,28 @@ describe('each tool answers what the REST route answers', () => {
   });
 
   it('paper_figures, paper_status, paper_lookup, paper_list: the route bodies', async () => {
-    expect(json(await call(client, 'paper_figures', { id: ID }))).toEqual(await rest(`/api/papers/${ID}/figures`));
-    expect(json(await call(client, 'paper_status', { ids: [ID, '2507.99999v1'] }))).toEqual(
+    expect(json(await callTool(client, 'paper_figures', { id: ID }))).toEqual(await rest(`/api/papers/${ID}/figures`));
+    expect(json(await callTool(client, 'paper_status', { ids: [ID, '2507.99999v1'] }))).toEqual(
       await rest(`/api/papers/status/batch?ids=${ID},2507.99999v1`),
     );
-    expect(json(await call(client, 'paper_lookup', { refs: [`arxiv:${ID}`] }))).toEqual(
+    expect(json(await callTool(client, 'paper_lookup', { refs: [`arxiv:${ID}`] }))).toEqual(
       await rest(`/api/papers/lookup?ids=arxiv:${ID}`),
     );
-    const list = json(await call(client, 'paper_list', { q: '2507.001', has_md: true, page: 1 }));
+    const list = json(await callTool(client, 'paper_list', { q: '2507.001', has_md: true, page: 1 }));
     expect(list).toEqual(await rest('/api/papers?q=2507.001&has_md=true&page=1'));
     expect((list as { total: number }).total).toBe(1);
   });
 
   it('paper_image: the stored bytes as image content', async () => {
-    const result = await call(client, 'paper_image', { id: ID, name: 'w1.png' });
+    const result = await callTool(client, 'paper_image', { id: ID, name: 'w1.png' });
     expect(result.isError).toBeFalsy();
     expect(result.content).toEqual([{ type: 'image', mimeType: 'image/png', data: PNG.toString('base64') }]);
-    const missing = await call(client, 'paper_image', { id: ID, name: 'nope.png' });
+    const missing = await callTool(client, 'paper_image', { id: ID, name: 'nope.png' });
     expect(missing).toMatchObject({ isError: true, content: [{ type: 'text', text: 'image not found' }] });
   });
 
   it('paper_outline: headings with offsets and lengths in characters; a section read with them', async () => {
-    const result = await call(client, 'paper_outline', { id: ID });
+    const result = await callTool(client, 'paper_outline', { id: ID });
     const { total_chars, headings } = json(result) as {
       total_chars: number;
       headings: { level: number; text: string; offset: number; length: number }[];
@@ -198,7 +183,7 @@ describe('each tool answers what the REST route answers', () => {
     expect(chars.slice(results.offset, results.offset + results.length).join('')).toBe(
       '## Results\n\nEverything works.\n',
     );
-    const section = await call(client, 'paper_markdown', { id: ID, offset: results.offset, max_chars: 200 });
+    const section = await callTool(client, 'paper_markdown', { id: ID, offset: results.offset, max_chars: 200 });
     expect(texts(section)).toEqual(['## Results\n\nEverything works.\n']);
     const method = headings[1]!;
     expect(method.length).toBe(headings[3]!.offset - method.offset);
@@ -212,7 +197,7 @@ describe('each tool answers what the REST route answers', () => {
     let text = '';
     for (let pieces = 0; ; pieces++) {
       expect(pieces).toBeLessThan(100);
-      const result = await call(client, 'paper_markdown', { id: ID, offset, max_chars: 2000 });
+      const result = await callTool(client, 'paper_markdown', { id: ID, offset, max_chars: 2000 });
       expect(result.isError).toBeFalsy();
       const [piece, hint] = texts(result);
       expect([...piece!].length + [...(hint ?? '')].length).toBeLessThanOrEqual(2000);
@@ -225,19 +210,19 @@ describe('each tool answers what the REST route answers', () => {
       offset = next;
     }
     expect(text).toBe(MARKDOWN);
-    const first = await call(client, 'paper_markdown', { id: ID });
+    const first = await callTool(client, 'paper_markdown', { id: ID });
     expect(texts(first)).toEqual([MARKDOWN]); // under the default 40 000
-    const past = await call(client, 'paper_markdown', { id: ID, offset: total + 1 });
+    const past = await callTool(client, 'paper_markdown', { id: ID, offset: total + 1 });
     expect(past).toMatchObject({ isError: true });
     expect(texts(past)).toEqual([`offset ${total + 1} is past the end of the markdown (${total} characters)`]);
   });
 
   it('wiki_search and wiki_page: the route bodies (the page as facts, then its markdown)', async () => {
-    expect(json(await call(client, 'wiki_search', { q: 'qubit', limit: 3 }))).toEqual(
+    expect(json(await callTool(client, 'wiki_search', { q: 'qubit', limit: 3 }))).toEqual(
       await rest('/api/search?q=qubit&limit=3'),
     );
     const page = (await rest('/api/pages/concept-qubit')) as Record<string, unknown>;
-    const result = await call(client, 'wiki_page', { id: 'concept-qubit' });
+    const result = await callTool(client, 'wiki_page', { id: 'concept-qubit' });
     const { content, ...facts } = page;
     expect(texts(result)).toEqual([JSON.stringify(facts), content]);
     const read = await client.readResource({ uri: 'pks://wiki/concept-qubit' });
@@ -247,14 +232,14 @@ describe('each tool answers what the REST route answers', () => {
   it('graph_schema and graph_query: the schema with label counts, the query answer', async () => {
     const schema = (await rest('/api/graph/schema')) as Record<string, unknown>;
     const stats = (await rest('/api/graph/stats')) as Record<string, unknown>;
-    expect(json(await call(client, 'graph_schema'))).toEqual({
+    expect(json(await callTool(client, 'graph_schema'))).toEqual({
       ...schema,
       label_counts: stats['label_counts'],
       nodes: stats['nodes'],
       relationships: stats['relationships'],
     });
     const query = 'MATCH (c:Concept) RETURN c.id AS id ORDER BY id';
-    expect(json(await call(client, 'graph_query', { query, limit: 5 }))).toEqual(
+    expect(json(await callTool(client, 'graph_query', { query, limit: 5 }))).toEqual(
       await rest('/api/graph/query', {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
@@ -276,14 +261,14 @@ describe('each tool answers what the REST route answers', () => {
 describe('isError results', () => {
   it('a paper the server does not hold; a graph query the database refuses; bad arguments', async () => {
     const client = await connect(PAT);
-    const missing = await call(client, 'paper_metadata', { id: '2507.00999v1' });
+    const missing = await callTool(client, 'paper_metadata', { id: '2507.00999v1' });
     expect(missing).toMatchObject({ isError: true, content: [{ type: 'text', text: 'not hosted: 2507.00999v1' }] });
-    const refused = await call(client, 'graph_query', { query: "CREATE (:Concept {id: 'x'})" });
+    const refused = await callTool(client, 'graph_query', { query: "CREATE (:Concept {id: 'x'})" });
     expect(refused.isError).toBe(true);
     expect(texts(refused)[0]).toMatch(/^the graph is read-only: .+ is not allowed$/);
-    const admin = await call(client, 'graph_query', { query: 'SHOW USERS' });
+    const admin = await callTool(client, 'graph_query', { query: 'SHOW USERS' });
     expect(texts(admin)).toEqual(['administration commands are not allowed in graph queries']);
-    const bad = await call(client, 'paper_markdown', { id: ID, max_chars: 10 });
+    const bad = await callTool(client, 'paper_markdown', { id: ID, max_chars: 10 });
     expect(bad.isError).toBe(true);
     expect(texts(bad)[0]).toMatch(/^invalid arguments for paper_markdown at \/max_chars: /);
   });
@@ -358,7 +343,7 @@ describe('a conversion awaited', () => {
     mcp.d.mineru.frozen = true;
     try {
       const client = await connect(PAT);
-      const result = await call(client, 'paper_markdown', { id, wait_seconds: 0 });
+      const result = await callTool(client, 'paper_markdown', { id, wait_seconds: 0 });
       expect(result.isError).toBeFalsy();
       expect(texts(result)[0]).toBe('still converting after 0 s; call paper_markdown again to keep waiting');
       expect(json(result, 1)).toMatchObject({ preprint_id: id, state: expect.stringMatching(/^(queued|running)$/) });

@@ -1,3 +1,4 @@
+import { requestTimeoutOption } from '../common-options.js';
 import type { RegisterCommand } from '../host.js';
 import { defineAction } from '../host.js';
 import { requestTimeoutMs } from '../options.js';
@@ -43,7 +44,7 @@ export const registerIngest: RegisterCommand = (program, host) => {
     .command('status')
     .description('print the task document once')
     .argument('<task_id>', 'task id')
-    .option('--request-timeout <seconds>', 'idle timeout per request', '120')
+    .addOption(requestTimeoutOption())
     .action(
       defineAction(
         host,

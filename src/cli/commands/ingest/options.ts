@@ -1,5 +1,6 @@
 /** The options shared by `pks ingest <id>` and `pks ingest continue <task_id>` (CONTRACT §10.1, §16.3). */
 import type { Command } from 'commander';
+import { noCacheOption, quietProgressOption, requestTimeoutOption } from '../common-options.js';
 import { parseChoice, parsePositiveNumber, requestTimeoutMs, csv } from '../options.js';
 
 export const STAGES = ['fetch', 'parse'] as const;
@@ -11,12 +12,12 @@ export function addIngestOptions(command: Command): Command {
     .option('--stages <csv>', 'explicit stages (fetch,parse); wins over --stop-after')
     .option('--force-fetch', 're-download even if a PDF is stored')
     .option('--force-parse', 're-convert even if markdown is stored')
-    .option('--no-cache', 'ask the parser to bypass its cache')
+    .addOption(noCacheOption())
     .option('--no-poll', 'print the 202 answer and exit 0 without waiting')
     .option('--poll-interval <seconds>', 'seconds between status polls', '1.0')
     .option('--timeout <seconds>', 'total seconds to wait for the task', '600')
-    .option('--request-timeout <seconds>', 'idle timeout per request', '120')
-    .option('--quiet-progress', 'no progress on stderr');
+    .addOption(requestTimeoutOption())
+    .addOption(quietProgressOption());
 }
 
 export interface IngestRunOptions {

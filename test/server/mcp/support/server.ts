@@ -108,6 +108,24 @@ export function useMcpServer(options: McpServerOptions): McpServerFixture {
   };
 }
 
+/** The paper tools a server with paper access and a graph lists, in order (CONTRACT §20). */
+export const PAPER_TOOLS = [
+  'paper_markdown',
+  'paper_outline',
+  'paper_metadata',
+  'paper_figures',
+  'paper_image',
+  'paper_status',
+  'paper_lookup',
+  'paper_list',
+];
+/** Every tool that server lists to a credential holding every scope, in order. */
+export const ALL_TOOLS = [...PAPER_TOOLS, 'wiki_search', 'wiki_page', 'graph_schema', 'graph_query'];
+
+/** `tools/call` of `name` through the SDK client. */
+export const callTool = async (client: Client, name: string, args: Record<string, unknown> = {}) =>
+  (await client.callTool({ name, arguments: args })) as CallToolResult;
+
 /** A tool result's items as text (other kinds as `<kind>`). */
 export const texts = (result: CallToolResult): string[] =>
   result.content.map((c) => (c.type === 'text' ? c.text : `<${c.type}>`));

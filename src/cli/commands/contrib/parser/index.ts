@@ -1,5 +1,6 @@
 import type { Command } from 'commander';
 import { InvalidInputError } from '../../../../shared/domain-errors.js';
+import { noCacheOption, quietProgressOption, requestTimeoutOption } from '../../common-options.js';
 import { defineAction, type CommandHost } from '../../host.js';
 import { parseIntOption, requestTimeoutMs } from '../../options.js';
 import type { ContribParserInput } from './contributor.js';
@@ -14,13 +15,13 @@ export function registerContribParser(parent: Command, host: CommandHost): void 
     .option('--batch-size <n>', `papers per queue pass (1..${MAX_BATCH})`, String(MAX_BATCH))
     .option('--continue-on-error', 'keep going after a failed paper (always so in queue mode)')
     .option('--ttl-seconds <n>', 'claim lease in seconds (server clamps to 60..7200)')
-    .option('--no-cache', 'ask the parser to bypass its cache')
+    .addOption(noCacheOption())
     .option('--overwrite', 'replace stored markdown/images with different content')
     .option('--no-push', 'do not upload: release the claim and print the zip path')
     .option('--watch', 'loop over the queue until interrupted')
     .option('--watch-interval <seconds>', 'sleep between watch passes (min 1)', '300')
-    .option('--request-timeout <seconds>', 'idle timeout per server request', '120')
-    .option('--quiet-progress', 'no progress on stderr')
+    .addOption(requestTimeoutOption())
+    .addOption(quietProgressOption())
     .addHelpText(
       'after',
       '\nNeeds parser_api_tokens in config.yaml (pks config set parser_api_tokens).\n' +
