@@ -9,6 +9,7 @@
  */
 import { Worker } from 'node:worker_threads';
 import { buildSnapshotAsync, scanWiki, type WikiScan, type WikiSnapshot } from '../../wiki/index.js';
+import { withYoungGenerationHeld } from '../heap-tuning.js';
 import { builtWorkerFile } from '../worker-file.js';
 
 export interface WikiLoaderLimits {
@@ -44,15 +45,17 @@ export const loaderWorkerFile = (): URL | null => builtWorkerFile(import.meta.ur
 /** `loadWiki(root)` with the scan in a resource-limited worker thread; rejects with `WikiLoadError`. */
 export async function loadWikiIsolated(root: string, limits: Partial<WikiLoaderLimits> = {}): Promise<WikiSnapshot> {
   const url = loaderWorkerFile();
-  const scan =
-    url === null ? await scanWiki(root) : await scanInWorker(url, root, { ...DEFAULT_WIKI_LOADER_LIMITS, ...limits });
-  return buildSnapshotAsync(url === null ? scan : shareFileStrings(scan));
+  return withYoungGenerationHeld(async () => {
+    const scan =
+      url === null ? await scanWiki(root) : await scanInWorker(url, root, { ...DEFAULT_WIKI_LOADER_LIMITS, ...limits });
+    return buildSnapshotAsync(url === null ? scan : shareFileStrings(scan));
+  });
 }
 
 /**
  * A page's body and path are the strings of its file (page.ts builds both from the same values), but structured
- * cloning copies strings per occurrence, so the worker's scan arrives with every body twice: point the page at its
- * file's strings again (one copy per body).
+ * cloning copies strings per occurrence, so the worker posts them once (blank on the page): point the page at its
+ * file's strings again (one copy per body; correct with an older worker that posts them twice, too).
  */
 function shareFileStrings(scan: WikiScan): WikiScan {
   for (const file of scan.files) {
