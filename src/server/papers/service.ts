@@ -25,9 +25,11 @@ import {
 import { rfc3339, storedSha256 } from '../storage/write.js';
 import type { Catalog, PaperIndex } from './catalog.js';
 import type { Claim, ClaimStore } from './claims.js';
-import type { DownloadStager, Stager, StagedFile, StagedKind } from './staging.js';
+import type { DownloadStager, Stager, StagedFile, StagedKind, StageTee } from './staging.js';
+import { PdfStream, type AnnouncedPdf } from './pdf-stream.js';
 import {
   PDF_UPLOAD_LIMIT,
+  uploadMetadata,
   uploadPdf,
   type PdfUploadRecord,
   type UploadPdfInput,
@@ -135,9 +137,17 @@ export class PaperService implements DownloadStager {
     return this.catalog.index;
   }
 
-  /** Streams an upload part to the staging directory (413 measured while streaming). */
-  stage(kind: UploadKind, source: Readable): Promise<StagedFile> {
-    return this.stager.stage(source, kind === 'pdf' ? PDF_UPLOAD_LIMIT : PARSER_ZIP_LIMIT, kind);
+  /** Streams an upload part to the staging directory (413 measured while streaming), and to `tee` if given. */
+  stage(kind: UploadKind, source: Readable, tee?: StageTee): Promise<StagedFile> {
+    return this.stager.stage(source, kind === 'pdf' ? PDF_UPLOAD_LIMIT : PARSER_ZIP_LIMIT, kind, tee);
+  }
+
+  /**
+   * Starts streaming an announced PDF upload into the store while it is staged (`PdfStream`); `null` when the
+   * upload is staged only (the local backend, an object already at the key, a store that cannot be asked).
+   */
+  streamPdf(id: VersionedPreprintId, announced: AnnouncedPdf, uploadedBy: string | null): Promise<PdfStream | null> {
+    return PdfStream.start(this.store, { id, metadata: uploadMetadata(uploadedBy) }, announced);
   }
 
   /** Streams a download (a fetched PDF, a parser result zip) to the staging directory under its own `limit`. */

@@ -3,12 +3,13 @@
  * path (`write-pdf.ts`: conditional write, catalog write-through); a conflict is 409.
  */
 import { ConflictError, InvalidInputError } from '../../shared/domain-errors.js';
-import type { VersionedPreprintId } from '../../shared/ids.js';
+import { paperKeys, type VersionedPreprintId } from '../../shared/ids.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import { metadataValue } from '../storage/write.js';
 import type { Catalog } from './catalog.js';
+import type { PdfStream } from './pdf-stream.js';
 import type { StagedFile } from './staging.js';
-import { writePdf } from './write-pdf.js';
+import { recordPdfWritten, writePdf, type PdfWriteOutcome } from './write-pdf.js';
 
 export const PDF_UPLOAD_LIMIT = 104_857_600;
 
@@ -42,6 +43,13 @@ export interface UploadPdfInput {
   readonly overwrite: boolean;
   readonly uploadedBy: string | null;
   readonly staged: StagedFile;
+  /** The same bytes streamed into the store while staged (`PdfStream`), completed here once checked. */
+  readonly stream?: PdfStream;
+}
+
+/** The object metadata of an upload besides `sha256` and `created-at`. */
+export function uploadMetadata(uploadedBy: string | null): Record<string, string> {
+  return uploadedBy !== null ? { 'uploaded-by': metadataValue(uploadedBy) } : {};
 }
 
 export function conflictError(path: string, existingSha256: string | null, newSha256: string): ConflictError {
@@ -92,13 +100,24 @@ export async function uploadPdf(
   const { id, staged } = input;
   try {
     checkStaged(staged, PDF_RULES, input.expectedSha256);
-    const outcome = await writePdf(store, catalog, {
+    const write = {
       id,
       staged,
       overwrite: input.overwrite,
-      metadata: input.uploadedBy !== null ? { 'uploaded-by': metadataValue(input.uploadedBy) } : {},
+      metadata: uploadMetadata(input.uploadedBy),
       now: () => new Date(),
-    });
+    };
+    // The streamed copy is complete only if these very bytes were announced; otherwise the staged file is written.
+    const streamed = input.stream === undefined ? null : await input.stream.finish(staged);
+    const outcome: PdfWriteOutcome =
+      streamed === null
+        ? await writePdf(store, catalog, write)
+        : {
+            key: paperKeys(id).pdf,
+            status: 'written',
+            overwritten: false,
+            catalogDeferred: await recordPdfWritten(catalog, write, streamed.etag),
+          };
     if (outcome.status === 'conflict') throw conflictError(outcome.key, outcome.existingSha256, staged.sha256);
     const unchanged = outcome.status === 'unchanged';
     return {
@@ -117,6 +136,7 @@ export async function uploadPdf(
       },
     };
   } finally {
+    await input.stream?.abort(); // a check failed first: the store must not complete the streamed object
     await staged.remove();
   }
 }

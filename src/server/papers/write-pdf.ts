@@ -38,12 +38,24 @@ export async function writePdf(store: ObjectStore, catalog: Catalog, write: PdfW
   if (outcome.status === 'conflict') return { key, ...outcome };
   // Nothing written: the row already describes these bytes; only its availability is news.
   if (outcome.status === 'unchanged') return { key, status: 'unchanged', catalogDeferred: !catalog.index.available };
-  const catalogDeferred = await catalog.recordWrite(id, {
+  const catalogDeferred = await recordPdfWritten(catalog, write, outcome.etag);
+  return { key, status: 'written', overwritten: outcome.overwritten, catalogDeferred };
+}
+
+/**
+ * The catalog write-through of a PDF written at its key (here, or streamed by `PdfStream`); resolves to whether it
+ * was deferred.
+ */
+export function recordPdfWritten(
+  catalog: Catalog,
+  write: Pick<PdfWrite, 'id' | 'staged' | 'now'>,
+  etag: string | null,
+): Promise<boolean> {
+  return catalog.recordWrite(write.id, {
     has_pdf: true,
-    pdf_size_bytes: staged.size,
-    pdf_sha256: staged.sha256,
-    pdf_etag: outcome.etag,
+    pdf_size_bytes: write.staged.size,
+    pdf_sha256: write.staged.sha256,
+    pdf_etag: etag,
     pdf_uploaded_at: write.now(),
   });
-  return { key, status: 'written', overwritten: outcome.overwritten, catalogDeferred };
 }

@@ -428,7 +428,7 @@ export class LocalObjectStore implements ObjectStore {
   }
 }
 
-const HASH_CHUNK_BYTES = 4 * 1024 * 1024;
+const HASH_CHUNK_BYTES = 1024 * 1024;
 
 const fileSignature = (st: { ino: number; size: number; mtimeMs: number }) => `${st.ino}:${st.size}:${st.mtimeMs}`;
 

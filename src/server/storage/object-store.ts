@@ -96,6 +96,18 @@ export interface ObjectStore {
   get(key: string, range?: ByteRange): Promise<GotObject | null>;
   /** Create-if-absent primitive (`If-None-Match: *` / `link()`): `null` when the precondition failed. */
   putIfAbsent(key: string, body: ObjectBody, options: PutOptions): Promise<PutResult | null>;
+  /**
+   * Create-if-absent of exactly `size` bytes read from `body` as they arrive (S3 only: the local backend links a
+   * staged file). Aborting `signal` before `body` ended leaves no object: the store never receives the whole
+   * length. `null` when the precondition failed; any other failure rejects.
+   */
+  putStreamIfAbsent?(
+    key: string,
+    body: Readable,
+    size: number,
+    options: PutOptions,
+    signal: AbortSignal,
+  ): Promise<PutResult | null>;
   /** Unconditional write; the prior object (if any) becomes a noncurrent version. */
   put(key: string, body: ObjectBody, options: PutOptions): Promise<PutResult>;
   /** Deletes the current object (idempotent); versioned stores keep it as noncurrent. */

@@ -35,6 +35,7 @@ import {
   type PutResult,
 } from './object-store.js';
 import type { S3Clients } from './s3-client.js';
+import * as youngGarbage from './young-garbage.js';
 
 interface S3ErrorShape {
   name?: string;
@@ -98,7 +99,18 @@ function bodyInput(body: ObjectBody): Pick<PutObjectCommandInput, 'Body' | 'Cont
   if (Buffer.isBuffer(body)) return { Body: body, ContentLength: body.length };
   // A file body streams (never buffered whole) with its known length, in 1 MiB reads (fewer, larger socket
   // writes than the 64 KiB default).
-  return { Body: createReadStream(body.path, { highWaterMark: 1024 * 1024 }), ContentLength: body.size };
+  return {
+    Body: Readable.from(counted(createReadStream(body.path, { highWaterMark: 1024 * 1024 }))),
+    ContentLength: body.size,
+  };
+}
+
+/** The chunks of a file read, counted for `youngGarbage` (each is a new buffer, garbage once sent). */
+async function* counted(file: Readable): AsyncGenerator<Buffer> {
+  for await (const chunk of file as AsyncIterable<Buffer>) {
+    youngGarbage.received(chunk.length);
+    yield chunk;
+  }
 }
 
 export class S3ObjectStore implements ObjectStore {
@@ -201,6 +213,35 @@ export class S3ObjectStore implements ObjectStore {
     const route = routeObjectKey(key);
     try {
       return await this.putObject(route, body, options, true);
+    } catch (err) {
+      if (isPreconditionFailure(err)) return null;
+      throw wrap('put', key, err);
+    }
+  }
+
+  async putStreamIfAbsent(
+    key: string,
+    body: Readable,
+    size: number,
+    options: PutOptions,
+    signal: AbortSignal,
+  ): Promise<PutResult | null> {
+    const { kind, bucketKey } = routeObjectKey(key);
+    try {
+      // A streamed body is never retried by the SDK; the caller falls back to its staged copy.
+      const r = await this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket(kind),
+          Key: bucketKey,
+          Body: body,
+          ContentLength: size,
+          ContentType: options.contentType,
+          Metadata: { ...options.metadata },
+          IfNoneMatch: '*',
+        }),
+        { abortSignal: signal },
+      );
+      return { etag: r.ETag ?? null };
     } catch (err) {
       if (isPreconditionFailure(err)) return null;
       throw wrap('put', key, err);

@@ -3,7 +3,7 @@
  * comparison, or overwrite with a zero-write shortcut for identical content.
  */
 import { rfc3339 } from '../../shared/time.js';
-import type { ObjectBody, ObjectStore } from './object-store.js';
+import type { ObjectBody, ObjectStore, PutOptions } from './object-store.js';
 
 export type WriteOutcome =
   | { readonly status: 'written'; readonly overwritten: boolean; readonly etag: string | null }
@@ -28,6 +28,18 @@ export function storedSha256(metadata: Readonly<Record<string, string>>): string
   return v && /^[0-9a-f]{64}$/.test(v) ? v : null;
 }
 
+/** The stored content type and metadata of a write: the request's extra metadata plus `sha256` and `created-at`. */
+export function putOptions(req: WriteRequest): PutOptions {
+  return {
+    contentType: req.contentType,
+    metadata: {
+      ...(req.metadata ?? {}),
+      sha256: req.sha256.toLowerCase(),
+      'created-at': rfc3339((req.now ?? (() => new Date()))()),
+    },
+  };
+}
+
 /** Writes one object per §3.3. Store failures surface as the store's errors. */
 export async function writeObject(
   store: ObjectStore,
@@ -36,12 +48,7 @@ export async function writeObject(
   req: WriteRequest,
 ): Promise<WriteOutcome> {
   const sha256 = req.sha256.toLowerCase();
-  const metadata: Record<string, string> = {
-    ...(req.metadata ?? {}),
-    sha256,
-    'created-at': rfc3339((req.now ?? (() => new Date()))()),
-  };
-  const options = { contentType: req.contentType, metadata };
+  const options = putOptions(req);
 
   if (req.overwrite) {
     const existing = await store.head(key);

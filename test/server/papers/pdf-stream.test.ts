@@ -1,0 +1,174 @@
+/**
+ * `PdfStream` with the real stager and an S3 store on moto: an announced PDF goes to the store in one streamed
+ * conditional PUT while it is staged, and completes only when the staged bytes are what was announced. Every other
+ * ending leaves the store without an object or a version (an object created and then removed would leave one).
+ */
+import { createHash } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import { PassThrough, Readable } from 'node:stream';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { PdfStream } from '../../../src/server/papers/pdf-stream.js';
+import { SourceStreamError, Stager } from '../../../src/server/papers/staging.js';
+import { collect, type ObjectStore } from '../../../src/server/storage/object-store.js';
+import { requireUploadId } from '../../../src/shared/ids.js';
+import { useMoto } from '../../support/moto.js';
+import { localFixture, s3Fixture, type StoreFixture } from '../storage/backends.js';
+
+const moto = useMoto();
+const MiB = 1024 * 1024;
+const LIMIT = 100 * MiB;
+const sha = (b: Buffer) => createHash('sha256').update(b).digest('hex');
+
+let seq = 0;
+const freshId = () => requireUploadId(`2503.${String(10000 + ++seq).padStart(5, '0')}v1`);
+const keyOf = (id: ReturnType<typeof freshId>) => `pdf/2503/${id.id}.pdf`;
+
+function pdf(size: number, seed: string): Buffer {
+  const bytes = Buffer.alloc(size, seed);
+  bytes.write('%PDF-1.7\n', 0, 'latin1');
+  return bytes;
+}
+
+/** `bytes` in 64 KiB chunks, as the multipart parser hands them over. */
+const chunked = (bytes: Buffer) =>
+  Readable.from(
+    Array.from({ length: Math.ceil(bytes.length / 65536) }, (_, i) => bytes.subarray(i * 65536, (i + 1) * 65536)),
+  );
+
+/** The store, recording which write primitives were called. */
+function recording(store: ObjectStore): { store: ObjectStore; calls: string[] } {
+  const calls: string[] = [];
+  const wrapped: ObjectStore = Object.create(store) as ObjectStore;
+  for (const name of ['putIfAbsent', 'put', 'putStreamIfAbsent'] as const) {
+    const original = store[name]!.bind(store) as (...args: unknown[]) => unknown;
+    Object.assign(wrapped, { [name]: (...args: unknown[]) => (calls.push(name), original(...args)) });
+  }
+  return { store: wrapped, calls };
+}
+
+let dir: string;
+let stager: Stager;
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'pks-pdf-stream-'));
+  stager = new Stager(path.join(dir, 'tmp'));
+});
+afterEach(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+describe('PdfStream on S3 (moto)', () => {
+  let s3: StoreFixture;
+  beforeAll(async () => {
+    s3 = await s3Fixture(moto());
+  });
+  afterAll(async () => {
+    await s3?.close();
+  });
+
+  it('streams the announced bytes in one conditional PUT and completes once the staged file matches', async () => {
+    const { store, calls } = recording(s3.store);
+    const id = freshId();
+    const bytes = pdf(3 * MiB + 7, id.id);
+    const stream = (await PdfStream.start(
+      store,
+      { id, metadata: { 'uploaded-by': 'bob' } },
+      {
+        size: bytes.length,
+        sha256: sha(bytes),
+      },
+    ))!;
+    expect(stream).not.toBeNull();
+    const staged = await stager.stage(chunked(bytes), LIMIT, 'pdf', stream);
+    const result = await stream.finish(staged);
+    await staged.remove();
+    expect(result!.etag).toMatch(/^".+"$/);
+    expect(calls).toEqual(['putStreamIfAbsent']);
+    const head = await s3.store.head(keyOf(id));
+    expect([head!.size, head!.metadata['sha256'], head!.metadata['uploaded-by']]).toEqual([
+      bytes.length,
+      sha(bytes),
+      'bob',
+    ]);
+  });
+
+  it('the store takes the body as it comes: 24 of 25 MiB pass before the upload ends', async () => {
+    const id = freshId();
+    const bytes = pdf(25 * MiB, id.id);
+    const stream = (await PdfStream.start(s3.store, { id, metadata: {} }, { size: bytes.length, sha256: sha(bytes) }))!;
+    const source = new PassThrough();
+    const staging = stager.stage(source, LIMIT, 'pdf', stream);
+    // More than the stream and socket buffers hold: written only if the store reads while the upload goes on.
+    for (let offset = 0; offset < 24 * MiB; offset += 65536) {
+      if (!source.write(bytes.subarray(offset, offset + 65536))) {
+        await new Promise((resolve) => source.once('drain', resolve));
+      }
+    }
+    source.end(bytes.subarray(24 * MiB));
+    const staged = await staging;
+    expect(await stream.finish(staged)).not.toBeNull();
+    await staged.remove();
+  });
+
+  const failures: [string, (bytes: Buffer) => { source: Readable; announced: { size: number; sha256: string } }][] = [
+    [
+      'a sha256 other than announced',
+      (b) => ({ source: chunked(b), announced: { size: b.length, sha256: 'c'.repeat(64) } }),
+    ],
+    ['fewer bytes than announced', (b) => ({ source: chunked(b), announced: { size: b.length + 1, sha256: sha(b) } })],
+    ['more bytes than announced', (b) => ({ source: chunked(b), announced: { size: b.length - 1, sha256: sha(b) } })],
+  ];
+  it.each(failures)('%s: no object, no version', async (_name, make) => {
+    const id = freshId();
+    const bytes = pdf(2 * MiB, id.id);
+    const { source, announced } = make(bytes);
+    const stream = (await PdfStream.start(s3.store, { id, metadata: {} }, announced))!;
+    const staged = await stager.stage(source, LIMIT, 'pdf', stream);
+    expect(await stream.finish(staged)).toBeNull();
+    await staged.remove();
+    expect(await collect(s3.store.listVersions(keyOf(id)))).toEqual([]);
+  });
+
+  it('a source that fails mid-body: staging fails, abort leaves no object, no version', async () => {
+    const id = freshId();
+    const bytes = pdf(4 * MiB, id.id);
+    const stream = (await PdfStream.start(s3.store, { id, metadata: {} }, { size: bytes.length, sha256: sha(bytes) }))!;
+    const source = new PassThrough();
+    const staging = stager.stage(source, LIMIT, 'pdf', stream);
+    source.write(bytes.subarray(0, 2 * MiB), () => source.destroy(new Error('aborted')));
+    await expect(staging).rejects.toBeInstanceOf(SourceStreamError);
+    await stream.abort();
+    expect(await collect(s3.store.listVersions(keyOf(id)))).toEqual([]);
+  });
+
+  it('another writer creates the object meanwhile: finish is null, staging completes, the other object stays', async () => {
+    const id = freshId();
+    const bytes = pdf(2 * MiB, id.id);
+    const stream = (await PdfStream.start(s3.store, { id, metadata: {} }, { size: bytes.length, sha256: sha(bytes) }))!;
+    const other = Buffer.from('%PDF-1.7 other');
+    await s3.store.putIfAbsent(keyOf(id), other, { contentType: 'application/pdf', metadata: {} });
+    const staged = await stager.stage(chunked(bytes), LIMIT, 'pdf', stream);
+    expect(await stream.finish(staged)).toBeNull();
+    await staged.remove();
+    const versions = await collect(s3.store.listVersions(keyOf(id)));
+    expect(versions.map((v) => v.size)).toEqual([other.length]);
+  });
+
+  it('an object already at the key: no stream (the staged path answers)', async () => {
+    const id = freshId();
+    await s3.store.putIfAbsent(keyOf(id), Buffer.from('%PDF-'), { contentType: 'application/pdf', metadata: {} });
+    expect(await PdfStream.start(s3.store, { id, metadata: {} }, { size: 10, sha256: 'a'.repeat(64) })).toBeNull();
+  });
+});
+
+it('the local backend stages only', async () => {
+  const local = await localFixture();
+  try {
+    expect(
+      await PdfStream.start(local.store, { id: freshId(), metadata: {} }, { size: 10, sha256: 'a'.repeat(64) }),
+    ).toBeNull();
+  } finally {
+    await local.close();
+  }
+});
