@@ -3,18 +3,17 @@ import fastifySwaggerUi from '@fastify/swagger-ui';
 import type { TypeBoxTypeProvider } from '@fastify/type-provider-typebox';
 import Fastify, { type FastifyBaseLogger, type FastifyReply, type FastifyRequest, type RouteOptions } from 'fastify';
 import FindMyWay, { type HTTPMethod } from 'find-my-way';
-import { userHeaderBinding } from './http/audit.js';
 import { proxyTrust } from './http/client.js';
 import type { App, AppContext, RegisteredRoute } from './http/context.js';
 import { registerCompression } from './http/compression.js';
 import { lazyRequestLogger } from './http/request-logger.js';
 import { clientErrorHandler, frameworkErrors, sendError } from './http/errors.js';
-import { isApiPath, requestPath, setApiHeaders } from './http/headers.js';
+import { isApiPath, requestPath } from './http/headers.js';
 import { openApiOptions, type DispatchedOperation } from './http/openapi.js';
+import { onRequestHook, onSendHook } from './http/request-hooks.js';
 import { routePolicyHook } from './http/route-policy.js';
-import { securityHeaders } from './http/security-headers.js';
 import { validatorsByPart } from './http/validation.js';
-import { bodyIdleWatchdog, DEFAULT_TIMEOUTS, serverTimeoutOptions } from './http/timeouts.js';
+import { DEFAULT_TIMEOUTS, serverTimeoutOptions } from './http/timeouts.js';
 import { PUBLIC } from './routes/guard.js';
 import { accessActions } from './routes/access.js';
 import { graphRoutes } from './routes/graph.js';
@@ -86,13 +85,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     }
   });
 
-  app.addHook('onRequest', bodyIdleWatchdog(timeouts.bodyIdleMs));
-  app.addHook('onRequest', userHeaderBinding(ctx.config.userHeader));
-  app.addHook('onRequest', (request, reply, done) => {
-    setApiHeaders(requestPath(request), reply);
-    done();
-  });
-  app.addHook('onSend', securityHeaders);
+  app.addHook('onSend', onSendHook);
   app.addHook(
     'preValidation',
     routePolicyHook({ credentials: ctx.credentials, admin: ctx.identity.admin }, ctx.identity.limiter),
@@ -142,9 +135,11 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     }
     return spaFallback(reply);
   };
-  // Answered before any body is read or judged: an unrouted request's body is never parsed.
-  // A plain (callback) hook on the routed path, which every request takes; a reply (thenable) for the unrouted.
-  app.addHook('onRequest', (request, reply, done) => (request.is404 ? unrouted(request, reply) : done()));
+  // The watchdog, the user header, the `/api` headers, then the unrouted answer: one hook (http/request-hooks.ts).
+  app.addHook(
+    'onRequest',
+    onRequestHook({ bodyIdleMs: timeouts.bodyIdleMs, userHeader: ctx.config.userHeader }, unrouted),
+  );
   app.setNotFoundHandler(unrouted);
 
   await registerCompression(app);

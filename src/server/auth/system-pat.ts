@@ -9,10 +9,9 @@ export function bearerToken(authorization: string | undefined): string | null {
   return match ? match[1]!.trim() : null;
 }
 
-/** Constant-time comparison; a different length is no match (CONTRACT §7.1). */
-export function matchesSystemPat(config: SystemPatConfig, token: string): boolean {
+/** Constant-time comparison with the system PAT's bytes `b`; a different length is no match (CONTRACT §7.1). */
+function matchesSystemPat(b: Buffer, token: string): boolean {
   const a = Buffer.from(token, 'utf8');
-  const b = Buffer.from(config.token, 'utf8');
   if (a.length !== b.length) {
     // Spend comparable time anyway, so the length is not learned from timing alone.
     timingSafeEqual(createHash('sha256').update(a).digest(), createHash('sha256').update(b).digest());
@@ -30,16 +29,24 @@ export function systemPatPrincipal(config: SystemPatConfig): Principal {
  * identity module), else invalid.
  */
 export class CredentialChain implements CredentialResolver {
+  /** The system PAT's bytes and its principal, made once: every request with the system PAT compares and gets them. */
+  private readonly systemPat: { readonly bytes: Buffer; readonly principal: Principal } | null;
+
   constructor(
-    private readonly systemPat: SystemPatConfig | null,
+    systemPat: SystemPatConfig | null,
     private readonly verifiers: readonly CredentialVerifier[] = [],
-  ) {}
+  ) {
+    this.systemPat = systemPat && {
+      bytes: Buffer.from(systemPat.token, 'utf8'),
+      principal: Object.freeze(systemPatPrincipal(systemPat)),
+    };
+  }
 
   resolveNow(authorization: string | undefined): Principal | null | 'invalid' | undefined {
     if (authorization === undefined || authorization.trim() === '') return null;
     const token = bearerToken(authorization);
     if (token === null) return 'invalid';
-    if (this.systemPat && matchesSystemPat(this.systemPat, token)) return systemPatPrincipal(this.systemPat);
+    if (this.systemPat && matchesSystemPat(this.systemPat.bytes, token)) return this.systemPat.principal;
     return this.verifiers.length === 0 ? 'invalid' : undefined;
   }
 

@@ -2,7 +2,7 @@
  * Audit bindings on a request's log lines (docs/decisions.md "Audit labels"): the reverse proxy's user header on
  * every request, the credential kind and user once a guard has resolved them.
  */
-import type { FastifyBaseLogger, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyBaseLogger, FastifyRequest } from 'fastify';
 
 /**
  * Adds bindings to every later log line of a request (including its `request completed` line). The request
@@ -13,15 +13,14 @@ function bindLog(request: FastifyRequest, bindings: Record<string, string>): voi
 }
 
 /**
- * The reverse proxy's user header, recorded as metadata on every request; it never authenticates. A plain
- * (callback) `onRequest` hook, as it runs on every request.
+ * The reverse proxy's user header, recorded as metadata on every request (run by the `onRequest` hook of
+ * http/request-hooks.ts); it never authenticates.
  */
-export function userHeaderBinding(userHeader: string | null) {
+export function userHeaderBinding(userHeader: string | null): (request: FastifyRequest) => void {
   const header = userHeader?.toLowerCase() ?? null;
-  return (request: FastifyRequest, _reply: FastifyReply, done: () => void): void => {
+  return (request: FastifyRequest): void => {
     const value = header ? request.headers[header] : undefined;
     if (typeof value === 'string' && value !== '') bindLog(request, { user_header: value });
-    done();
   };
 }
 

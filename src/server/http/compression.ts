@@ -8,22 +8,25 @@
 import fastifyCompress from '@fastify/compress';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { Stream } from 'node:stream';
-import { isApiPath, requestPath } from './headers.js';
 
 /**
- * `onSend`, ahead of the plugin's own (application hooks run before route hooks): marks a stored object with the
- * plugin's per-request opt-out. A plain (callback) hook, as it runs on every answer.
+ * Marks a stored object (`apiPath`: the request's path is an `/api` path) with the plugin's per-request opt-out. Run
+ * by the application's `onSend` hook (http/request-hooks.ts), which runs ahead of the plugin's own: application
+ * hooks run before route hooks.
  */
-function keepStoredObjects(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: () => void): void {
-  if (payload instanceof Stream && reply.hasHeader('content-length') && isApiPath(requestPath(request))) {
+export function keepStoredObject(
+  request: FastifyRequest,
+  reply: FastifyReply,
+  payload: unknown,
+  apiPath: boolean,
+): void {
+  if (apiPath && payload instanceof Stream && reply.hasHeader('content-length')) {
     request.headers['x-no-compression'] = 'stored object';
   }
-  done();
 }
 
 /** Registers compression for every route added after it (the plugin attaches itself to each route as it is added). */
 export async function registerCompression(app: FastifyInstance): Promise<void> {
-  app.addHook('onSend', keepStoredObjects);
   await app.register(fastifyCompress, {
     encodings: ['br', 'gzip'],
     threshold: 1024,

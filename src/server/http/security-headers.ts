@@ -3,8 +3,7 @@
  * that forbids framing; `/api/*` answers are not stored by caches unless a route says otherwise (they are
  * per-credential, and some carry tokens or PAT plaintexts).
  */
-import type { FastifyReply, FastifyRequest } from 'fastify';
-import { isApiPath, requestPath } from './headers.js';
+import type { FastifyReply } from 'fastify';
 
 /** Headers on every response, also those written on raw sockets. */
 export const SECURITY_HEADERS: readonly (readonly [string, string])[] = [
@@ -29,20 +28,14 @@ const isHtml = (contentType: unknown): boolean =>
   typeof contentType === 'string' && contentType.toLowerCase().startsWith('text/html');
 
 /**
- * `onSend`: adds the headers; a page that brings its own policy (the admin UI) keeps it. A plain (callback) hook,
- * as it runs on every answer.
+ * Adds the headers to an answer about to be sent (the `onSend` hook of http/request-hooks.ts; `apiPath`: the request's
+ * path is an `/api` path); a page that brings its own policy (the admin UI) keeps it.
  */
-export function securityHeaders(
-  request: FastifyRequest,
-  reply: FastifyReply,
-  _payload: unknown,
-  done: () => void,
-): void {
+export function setSecurityHeaders(reply: FastifyReply, apiPath: boolean): void {
   for (const [name, value] of SECURITY_HEADERS) reply.header(name, value);
   if (isHtml(reply.getHeader('content-type'))) {
     if (!reply.hasHeader('content-security-policy')) reply.header('Content-Security-Policy', HTML_CSP);
     reply.header('X-Frame-Options', 'DENY');
   }
-  if (isApiPath(requestPath(request)) && !reply.hasHeader('cache-control')) reply.header('Cache-Control', 'no-store');
-  done();
+  if (apiPath && !reply.hasHeader('cache-control')) reply.header('Cache-Control', 'no-store');
 }

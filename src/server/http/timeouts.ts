@@ -3,7 +3,7 @@
  * time, so a 100 MiB upload over a slow link still completes while a client that stops sending is cut off.
  */
 import { Socket } from 'node:net';
-import type { FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyRequest } from 'fastify';
 
 export interface Timeouts {
   /** Time to receive a request's complete headers (Node `headersTimeout`). */
@@ -43,13 +43,13 @@ const announcesBody = (request: FastifyRequest): boolean => {
 };
 
 /**
- * `onRequest`: while the body of a request is still arriving, closes the connection once the socket has read
- * nothing for `idleMs`. Progress is the socket's byte count, which also counts bytes the parser consumes directly.
- * A plain (callback) hook: it runs on every request, and most have no body.
+ * Run as a request starts (the `onRequest` hook of http/request-hooks.ts): while the body of a request is still
+ * arriving, closes the connection once the socket has read nothing for `idleMs`. Progress is the socket's byte count,
+ * which also counts bytes the parser consumes directly. It runs on every request, and most have no body.
  */
-export function bodyIdleWatchdog(idleMs: number) {
+export function bodyIdleWatch(idleMs: number): (request: FastifyRequest) => void {
   const tick = Math.max(50, Math.floor(idleMs / 10));
-  const watch = (request: FastifyRequest): void => {
+  return (request: FastifyRequest): void => {
     const raw = request.raw;
     const socket = raw.socket;
     // Injected requests (tests) have no network socket to watch.
@@ -72,9 +72,5 @@ export function bodyIdleWatchdog(idleMs: number) {
     const stop = () => clearInterval(timer);
     raw.once('end', stop);
     raw.once('close', stop);
-  };
-  return (request: FastifyRequest, _reply: FastifyReply, done: () => void): void => {
-    watch(request);
-    done();
   };
 }

@@ -1,0 +1,46 @@
+/**
+ * The application's hooks every request passes, one plain (callback) hook per phase: Fastify runs each hook through
+ * its hook runner, so one hook doing each concern in turn costs less per request than one hook per concern, and the
+ * request's path is taken once per phase.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+import { userHeaderBinding } from './audit.js';
+import { keepStoredObject } from './compression.js';
+import { isApiPath, requestPath, setApiHeaders } from './headers.js';
+import { setSecurityHeaders } from './security-headers.js';
+import { bodyIdleWatch } from './timeouts.js';
+
+export interface RequestHookOptions {
+  /** A request body that makes no progress for this long closes the connection (http/timeouts.ts). */
+  readonly bodyIdleMs: number;
+  /** The reverse proxy's user header, bound to the request's log lines (http/audit.ts). */
+  readonly userHeader: string | null;
+}
+
+/**
+ * `onRequest`: the body-idle watchdog, the user-header binding and the `/api` headers; then a request no route serves
+ * is answered by `unrouted` (before any body is read or judged: an unrouted request's body is never parsed), which
+ * returns the reply (a thenable), as Fastify expects of a hook that answers.
+ */
+export function onRequestHook(
+  options: RequestHookOptions,
+  unrouted: (request: FastifyRequest, reply: FastifyReply) => FastifyReply,
+) {
+  const watch = bodyIdleWatch(options.bodyIdleMs);
+  const bindUserHeader = userHeaderBinding(options.userHeader);
+  return (request: FastifyRequest, reply: FastifyReply, done: () => void): FastifyReply | void => {
+    watch(request);
+    bindUserHeader(request);
+    setApiHeaders(requestPath(request), reply);
+    if (request.is404) return unrouted(request, reply);
+    done();
+  };
+}
+
+/** `onSend`: the security headers, and the compression opt-out of a stored object. */
+export function onSendHook(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: () => void): void {
+  const apiPath = isApiPath(requestPath(request));
+  setSecurityHeaders(reply, apiPath);
+  keepStoredObject(request, reply, payload, apiPath);
+  done();
+}
