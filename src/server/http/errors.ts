@@ -12,7 +12,7 @@ import type { ConnectionError, FastifyError, FastifyReply, FastifyRequest } from
 import { DomainError, UpstreamError, type DomainErrorKind } from '../../shared/domain-errors.js';
 import { API_HEADERS, isApiPath, pathOf, requestPath, setApiHeaders } from './headers.js';
 import { HttpError } from './http-error.js';
-import { SECURITY_HEADERS } from './security-headers.js';
+import { SECURITY_HEADERS, setSecurityHeaders } from './security-headers.js';
 
 const STATUS: Readonly<Record<DomainErrorKind, number>> = {
   invalid_input: 400,
@@ -146,6 +146,8 @@ export function sendError(request: FastifyRequest, reply: FastifyReply, err: unk
 
 /** Errors the router raises before a route is chosen (bad percent-encoding, over-long parameters). */
 export function frameworkErrors(error: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
+  // Answered before a route context exists: the application's onSend hook does not run for it.
+  setSecurityHeaders(reply, isApiPath(requestPath(request)));
   sendError(request, reply, error);
 }
 

@@ -56,8 +56,16 @@ describe('security headers', () => {
       ['swagger UI', await h.inject({ method: 'GET', url: '/swagger/index.html' })],
       ['OpenAPI document', await h.inject({ method: 'GET', url: '/swagger/doc.json' })],
       ['installer', await h.inject({ method: 'GET', url: '/install-pksd.sh' })],
+      ['API bad percent-encoding', await h.inject({ method: 'GET', url: '/api/pages/%ZZ' })],
+      ['page bad percent-encoding', await h.inject({ method: 'GET', url: '/wiki/%E0%A4%A' })],
     ];
     for (const [where, res] of answers) expectBaseHeaders(res, where);
+  });
+
+  it('a URL the router refuses (bad percent-encoding) is answered 400, under /api not stored', async () => {
+    const res = await h.inject({ method: 'GET', url: '/api/pages/%ZZ' });
+    expect(res.statusCode).toBe(400);
+    expect(res.headers['cache-control']).toBe('no-store');
   });
 
   it('answers Node refuses before routing (a malformed request) carry them too', async () => {
