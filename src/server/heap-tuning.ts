@@ -31,8 +31,8 @@ export function tuneHeapForServer(execArgv: readonly string[] = process.execArgv
  * takes effect at run time (`--max-semi-space-size` does not). Outside loads, V8's own factor applies again.
  */
 const YOUNG_GROWTH_FLAG = '--semi-space-growth-factor';
-/** V8's default growth factor, restored after the last overlapping load. */
-const V8_YOUNG_GROWTH_FACTOR = 2;
+/** V8's default growth factor, restored after the last overlapping load (a test checks it against `--v8-options`). */
+export const V8_YOUNG_GROWTH_FACTOR = 2;
 let youngGenerationHolds = 0;
 
 /** Runs `work` with the young generation held at its current size, unless the process was started with its own factor. */

@@ -7,6 +7,7 @@ import { execFileSync } from 'node:child_process';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { V8_YOUNG_GROWTH_FACTOR } from '../../src/server/heap-tuning.js';
 import { REPO_ROOT } from '../support/server.js';
 
 const TUNING = pathToFileURL(path.join(REPO_ROOT, 'src/server/heap-tuning.ts')).href;
@@ -80,6 +81,11 @@ describe('withYoungGenerationHeld', () => {
     expect(r.heldMiB).toBeLessThanOrEqual(Math.max(2, r.startMiB));
     expect(r.afterMiB).toBeGreaterThanOrEqual(r.heldMiB * 4);
   }, 60_000);
+
+  it("restores V8's own default growth factor after a load", () => {
+    const options = execFileSync(process.execPath, ['--v8-options'], { encoding: 'utf8' });
+    expect(options).toContain(`default: --semi-space-growth-factor=${V8_YOUNG_GROWTH_FACTOR}\n`);
+  });
 
   it('leaves the growth factor alone when the process was started with its own value', () => {
     const r = youngGeneration('operator');
