@@ -131,9 +131,7 @@ export class PaperIndex {
     const nb = Number.isNaN(tb);
     if (na !== nb) return na ? 1 : -1;
     if (!na && ta !== tb) return ta < tb ? 1 : -1;
-    const ia = this.table.ids[a]!;
-    const ib = this.table.ids[b]!;
-    return ia < ib ? -1 : ia > ib ? 1 : 0;
+    return this.compareIds(a, b);
   }
 
   /** `updated_at` descending, then `preprint_id` ascending (row numbers of the current table). */
@@ -146,6 +144,9 @@ export class PaperIndex {
   }
 
   private compareIds(a: number, b: number): number {
+    // Rows of the sorted prefix compare by number, without reading two strings (a load sorts 1.5M candidates).
+    const sorted = this.table.sortedRows;
+    if (a < sorted && b < sorted) return a - b;
     const ia = this.table.ids[a]!;
     const ib = this.table.ids[b]!;
     return ia < ib ? -1 : ia > ib ? 1 : 0;

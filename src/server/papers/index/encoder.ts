@@ -14,7 +14,7 @@ import { chunkBuffers, type TableSnapshot } from './snapshot.js';
 import type { IndexTable } from './table.js';
 import { builtWorkerFile } from '../../worker-file.js';
 
-export const CHUNK_ROWS = 8_192;
+export const CHUNK_ROWS = 2_048;
 /**
  * Tables up to this many rows encode in place (~1.5 µs a row of main-thread time, in slices of `SLICE_MS`): no
  * thread is started per flush, and no buffer is left behind by one. Larger tables cost enough CPU to be worth

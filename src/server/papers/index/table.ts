@@ -1,7 +1,7 @@
 /**
  * The metadata index in memory, column by column (CONTRACT §4.1): typed arrays for flags, counts, sizes and
- * timestamps, packed bytes for digests and ETags, plain arrays for the other strings, and a map from
- * `preprint_id` to the row number. Rows are only appended or changed in place, never removed (a reload builds a
+ * timestamps, packed bytes for digests and ETags, plain arrays for the other strings, and hash tables over typed
+ * arrays from `preprint_id` to the row number and from a versionless id to its versions' rows (`IdIndex`). Rows are only appended or changed in place, never removed (a reload builds a
  * new table). About 300 bytes a row instead of one object of two dozen fields.
  */
 import {
@@ -19,6 +19,7 @@ import {
   type TimeColumn,
 } from './columns.js';
 import { HexColumn } from './hex-column.js';
+import { IdIndex } from './id-index.js';
 import type { IndexRow, RowMutation } from './row.js';
 import { TableSnapshot } from './snapshot.js';
 
@@ -33,20 +34,19 @@ export class IndexTable {
   private capacity: number;
   length = 0;
   readonly ids: string[] = [];
-  private readonly byId = new Map<string, number>();
+  private readonly byId: IdIndex;
   flags: Record<FlagColumn, Uint8Array>;
   imageCount: Int32Array;
   sizes: Record<SizeColumn, Float64Array>;
   times: Record<TimeColumn, Float64Array>;
   readonly hex: Record<HexColumnName, HexColumn>;
   readonly text: Record<TextColumn, (string | null)[]>;
-  /** Row numbers of each paper's versions (versionless id → rows, ordered by version). */
-  private readonly byPaper = new Map<string, number[]>();
   private readonly interned = new Map<string, string>();
   private readonly snapshots = new Set<TableSnapshot>();
 
   constructor(capacity = 1024) {
     this.capacity = Math.max(16, capacity);
+    this.byId = new IdIndex(this.ids, this.capacity);
     this.flags = columnRecord(FLAG_COLUMNS, () => new Uint8Array(this.capacity));
     this.imageCount = new Int32Array(this.capacity);
     this.sizes = columnRecord(SIZE_COLUMNS, () => new Float64Array(this.capacity).fill(NaN));
@@ -102,44 +102,28 @@ export class IndexTable {
    * later duplicates are dropped.
    */
   indexRows(): void {
-    let duplicates = false;
-    for (let i = 0; i < this.length; i++) {
-      const id = this.ids[i]!;
-      if (this.byId.has(id)) duplicates = true;
-      this.byId.set(id, i);
-      this.noteVersion(id, i);
-    }
-    if (duplicates) this.dropDuplicates();
+    if (this.byId.bulk(this.length)) this.dropDuplicates();
   }
 
+  /**
+   * Rows `[0, sortedRows)` are in ascending `preprint_id` order (a loaded index as this service writes it): their
+   * row numbers compare as their ids do. Rows never move and ids never change, so this holds until a reload.
+   */
+  get sortedRows(): number {
+    return this.byId.sorted;
+  }
+
+  /** Rebuilds the table with each id once, in the order of its first row, with its last row's values. */
   private dropDuplicates(): void {
     const rows: IndexRow[] = [];
-    for (const [, i] of this.byId) rows.push(this.row(i));
+    const seen = new Set<string>();
+    for (const id of this.ids) {
+      if (seen.has(id)) continue;
+      seen.add(id);
+      rows.push(this.row(this.byId.get(id)!));
+    }
     const clean = IndexTable.fromRows(rows);
     Object.assign(this, { ...clean, snapshots: this.snapshots });
-  }
-
-  private noteVersion(id: string, row: number): void {
-    // The trailing `v<digits>` of a versioned id, without a regex (this runs for every row of a load).
-    let i = id.length - 1;
-    while (i >= 0 && id.charCodeAt(i) >= 48 && id.charCodeAt(i) <= 57) i--;
-    if (i < 0 || i === id.length - 1 || id[i] !== 'v') return;
-    const versionless = id.slice(0, i);
-    const rows = this.byPaper.get(versionless);
-    if (!rows) {
-      this.byPaper.set(versionless, [row]);
-      return;
-    }
-    // Versions are digit strings without leading zeros: a longer one is larger, equal lengths compare as text.
-    const version = (r: number) => this.ids[r]!.slice(versionless.length + 1);
-    const mine = id.slice(i + 1);
-    const later = (r: number) => {
-      const other = version(r);
-      return other.length > mine.length || (other.length === mine.length && other > mine);
-    };
-    let at = rows.length;
-    while (at > 0 && later(rows[at - 1]!)) at--;
-    rows.splice(at, 0, row);
   }
 
   intern(value: string): string {
@@ -154,12 +138,12 @@ export class IndexTable {
   }
 
   has(id: string): boolean {
-    return this.byId.has(id);
+    return this.byId.get(id) !== undefined;
   }
 
   /** Row numbers of every stored version of a paper (ids `<versionless>v<N>`), by version. */
   versionsOf(versionless: string): number[] {
-    return [...(this.byPaper.get(versionless) ?? [])];
+    return this.byId.versionsOf(versionless);
   }
 
   /** The row as an object (a fresh one on every call). */
@@ -236,8 +220,7 @@ export class IndexTable {
     }
     const i = this.allocate(1);
     this.ids[i] = row.preprint_id;
-    this.byId.set(row.preprint_id, i);
-    this.noteVersion(row.preprint_id, i);
+    this.byId.set(i);
     for (const [column, value] of Object.entries(row)) if (column !== 'preprint_id') this.setCell(i, column, value);
     return i;
   }
