@@ -11,7 +11,7 @@
  * errors (deadlocks, lock timeouts) are retried.
  */
 import type { GraphClient } from './driver.js';
-import { isTransient, writeTx } from './session.js';
+import { isTransient, withSession, writeTx } from './session.js';
 
 export const MAX_BATCH_ROWS = 500;
 /** Deadlocks between concurrent batches on shared nodes are retried, backing off up to about a second. */
@@ -35,13 +35,19 @@ export interface RowShape<T> {
   readonly laneKey?: (row: T) => string;
   /** Relationships or nodes the row writes (default 1); at most `batchRows`. */
   readonly weight?: (row: T) => number;
+  /**
+   * The statement runs as an auto-commit transaction, as `CALL { … } IN TRANSACTIONS` needs (it then commits
+   * transactions of its own). It must be idempotent: a failed statement may have committed some of them and is run
+   * again whole when the error is transient.
+   */
+  readonly autoCommit?: boolean;
 }
 
-/** FNV-1a of a string: a cheap, stable spread of lane keys. */
-function hashOf(key: string): number {
+/** The lane of a lane key among `lanes`: FNV-1a of the key, a cheap, stable spread. */
+export function laneOf(key: string, lanes: number): number {
   let h = 0x811c9dc5;
   for (let i = 0; i < key.length; i++) h = Math.imul(h ^ key.charCodeAt(i), 0x01000193);
-  return h >>> 0;
+  return (h >>> 0) % lanes;
 }
 
 export class BatchWriter<T> {
@@ -54,6 +60,8 @@ export class BatchWriter<T> {
   private turn = 0;
   private failure: unknown = null;
   readonly batchRows: number;
+  /** Transactions in flight (with a lane key: the number of lanes). */
+  readonly lanes: number;
   /** Weight (rows, or what rows write) committed so far. */
   written = 0;
 
@@ -64,16 +72,16 @@ export class BatchWriter<T> {
     private readonly shape: RowShape<T> = {},
   ) {
     this.batchRows = Math.max(1, Math.min(MAX_BATCH_ROWS, options.batchRows ?? MAX_BATCH_ROWS));
-    const lanes = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
-    this.buffers = Array.from({ length: shape.laneKey ? lanes : 1 }, () => []);
+    this.lanes = Math.max(1, options.concurrency ?? DEFAULT_CONCURRENCY);
+    this.buffers = Array.from({ length: shape.laneKey ? this.lanes : 1 }, () => []);
     this.weights = this.buffers.map(() => 0);
-    this.tails = Array.from({ length: lanes }, () => Promise.resolve());
+    this.tails = Array.from({ length: this.lanes }, () => Promise.resolve());
   }
 
   /** Queues a row; resolves once it is accepted (a full batch waits for the batch before it on its lane). */
   async add(row: T): Promise<void> {
     const { laneKey, weight } = this.shape;
-    const buffer = laneKey ? hashOf(laneKey(row)) % this.buffers.length : 0;
+    const buffer = laneKey ? laneOf(laneKey(row), this.buffers.length) : 0;
     const w = weight ? weight(row) : 1;
     if (w > this.batchRows) throw new RangeError(`a row of weight ${w} exceeds the batch of ${this.batchRows}`);
     // `send` takes the buffer before it first awaits, so adds running meanwhile start a new one.
@@ -111,7 +119,8 @@ export class BatchWriter<T> {
   private async commit(rows: readonly T[]): Promise<void> {
     for (let attempt = 1; ; attempt++) {
       try {
-        await writeTx(this.graph, (tx) => tx.run(this.query, { rows }));
+        if (this.shape.autoCommit) await withSession(this.graph, 'WRITE', (s) => s.run(this.query, { rows }));
+        else await writeTx(this.graph, (tx) => tx.run(this.query, { rows }));
         return;
       } catch (err) {
         if (attempt >= RETRIES || !isTransient(err)) throw err;

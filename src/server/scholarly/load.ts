@@ -4,7 +4,8 @@
  *
  * Pass 1 maps every work id to its paper (works with an arXiv id) and MERGEs the `Paper` nodes with their scholarly
  * properties; pass 2 MERGEs `CITES` for references between two such works (from the reference lists pass 1 kept, or
- * by reading the bucket again when they were too many to keep); then the derived citation counts are
+ * by reading the bucket again when they were too many to keep), the papers found by the `elementId`s read after
+ * pass 1; then the derived citation counts are
  * recomputed for every loaded paper, and the index rows of those papers get their metadata columns (CAS write).
  * Works without an arXiv id stay only in the bucket. When several works name the same paper, the first in bucket
  * order gives its properties (their citations all count).
@@ -13,7 +14,14 @@ import type { Logger } from 'pino';
 import { ConflictError, UpstreamError } from '../../shared/domain-errors.js';
 import type { BatchWriterOptions } from '../graph/batch-writer.js';
 import type { GraphClient } from '../graph/driver.js';
-import { CitationWriter, derivedCountWriter, paperRow, paperWriter, type ScholarlyPaper } from '../graph/scholarly.js';
+import {
+  CitationWriter,
+  derivedCountWriter,
+  paperNodes,
+  paperRow,
+  paperWriter,
+  type ScholarlyPaper,
+} from '../graph/scholarly.js';
 import { StoreIndexPersistence } from '../papers/index-parquet.js';
 import type { RowMutation } from '../papers/index/row.js';
 import type { IndexTable } from '../papers/index/table.js';
@@ -171,7 +179,8 @@ export async function loadSnapshot(options: LoadOptions): Promise<LoadReport> {
   });
   progress(`load: ${worksRead} works, ${firstWork.size} papers merged`);
 
-  // Pass 2: CITES between loaded papers.
+  // Pass 2: CITES between loaded papers, which the writer finds by their nodes.
+  const nodeOf = options.dryRun ? new Map<string, string>() : await paperNodes(graph, firstWork);
   let citationsMerged = 0;
   await writing(new CitationWriter(graph, options.writer), async (citations) => {
     const cite = (from: string, refs: Iterable<number>): void => {
@@ -181,7 +190,10 @@ export async function loadSnapshot(options: LoadOptions): Promise<LoadReport> {
         if (to !== undefined && to !== from) targets.add(to);
       }
       citationsMerged += targets.size;
-      if (!options.dryRun && targets.size > 0) pending.push(citations.add(from, [...targets]));
+      if (options.dryRun || targets.size === 0) return;
+      const fromNode = nodeOf.get(from);
+      const toNodes = [...targets].flatMap((to) => nodeOf.get(to) ?? []);
+      if (fromNode !== undefined && toNodes.length > 0) pending.push(citations.add(fromNode, toNodes));
     };
     if (references.complete) {
       for (const { work, refs } of references) {
@@ -208,7 +220,10 @@ export async function loadSnapshot(options: LoadOptions): Promise<LoadReport> {
   // Derived counts of every loaded paper.
   if (!options.dryRun) {
     await writing(derivedCountWriter(graph, options.writer), async (derived) => {
-      for (const id of firstWork) await derived.add(id);
+      for (const id of firstWork) {
+        const node = nodeOf.get(id);
+        if (node !== undefined) await derived.add(node);
+      }
     });
     progress(`load: citation counts recomputed for ${firstWork.size} papers`);
   }
