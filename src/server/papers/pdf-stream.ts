@@ -8,7 +8,7 @@
  */
 import { PassThrough } from 'node:stream';
 import { paperKeys, type VersionedPreprintId } from '../../shared/ids.js';
-import type { ObjectStore, PutResult } from '../storage/object-store.js';
+import type { ObjectStore } from '../storage/object-store.js';
 import { putOptions } from '../storage/write.js';
 import type { StagedFile, StageTee } from './staging.js';
 
@@ -17,6 +17,17 @@ export interface AnnouncedPdf {
   readonly size: number;
   readonly sha256: string;
 }
+
+/**
+ * What the streamed write did. `none`: this stream stored nothing (aborted before its last byte, or a 412: another
+ * object is there). `unknown`: the store failed after the last byte went out, so the object may be this request's.
+ */
+export type StreamedWrite =
+  | { readonly status: 'stored'; readonly etag: string | null }
+  | { readonly status: 'none' }
+  | { readonly status: 'unknown' };
+
+const NONE: StreamedWrite = { status: 'none' };
 
 export interface PdfStreamTarget {
   readonly id: VersionedPreprintId;
@@ -29,7 +40,12 @@ const BODY_HWM = 1 << 20;
 export class PdfStream implements StageTee {
   private readonly body = new PassThrough({ highWaterMark: BODY_HWM });
   private readonly controller = new AbortController();
-  private readonly result: Promise<PutResult | null>;
+  private readonly result: Promise<StreamedWrite>;
+  /**
+   * The object's `created-at`: the metadata travels in the request headers, so it is the instant the upload began
+   * to stream (the catalog's `pdf_uploaded_at` for this object is the same instant).
+   */
+  readonly createdAt = new Date();
   /** The newest chunk, not yet sent: the store must not see the last byte before the checks. */
   private held: Buffer | null = null;
   private sent = 0;
@@ -43,8 +59,16 @@ export class PdfStream implements StageTee {
     private readonly announced: AnnouncedPdf,
     metadata: Readonly<Record<string, string>>,
   ) {
-    const options = putOptions({ sha256: announced.sha256, contentType: 'application/pdf', metadata });
-    this.result = put(key, this.body, announced.size, options, this.controller.signal).catch(() => null);
+    const options = putOptions({
+      sha256: announced.sha256,
+      contentType: 'application/pdf',
+      metadata,
+      now: () => this.createdAt,
+    });
+    this.result = put(key, this.body, announced.size, options, this.controller.signal).then(
+      (put): StreamedWrite => (put === null ? NONE : { status: 'stored', etag: put.etag }),
+      (): StreamedWrite => (this.ended ? { status: 'unknown' } : NONE),
+    );
     // A request that ended early (a 412, a store failure) reads no more: stop feeding it and release a waiting write.
     void this.result.then(() => this.stop());
   }
@@ -87,9 +111,9 @@ export class PdfStream implements StageTee {
 
   /**
    * Completes the write when the staged file is exactly what was announced (the caller has checked it is a PDF):
-   * the held chunk goes out and the store's answer comes back. `null`: nothing was stored by this stream.
+   * the held chunk goes out and the store's answer comes back.
    */
-  async finish(staged: Pick<StagedFile, 'size' | 'sha256'>): Promise<PutResult | null> {
+  async finish(staged: Pick<StagedFile, 'size' | 'sha256'>): Promise<StreamedWrite> {
     const complete =
       !this.stopped &&
       this.held !== null &&
@@ -98,7 +122,7 @@ export class PdfStream implements StageTee {
       staged.sha256 === this.announced.sha256;
     if (!complete) {
       await this.abort();
-      return null;
+      return NONE;
     }
     this.ended = true;
     this.body.end(this.held);

@@ -9,7 +9,7 @@ import { metadataValue } from '../storage/write.js';
 import type { Catalog } from './catalog.js';
 import type { PdfStream } from './pdf-stream.js';
 import type { StagedFile } from './staging.js';
-import { recordPdfWritten, writePdf, type PdfWriteOutcome } from './write-pdf.js';
+import { recordPdfWritten, writePdf, type PdfWrite, type PdfWriteOutcome } from './write-pdf.js';
 
 export const PDF_UPLOAD_LIMIT = 104_857_600;
 
@@ -92,6 +92,37 @@ const PDF_RULES: StagedRules = {
   wrongMagicDetail: 'uploaded file does not look like a PDF (missing %PDF- header)',
 };
 
+/**
+ * The upload's write: the streamed object when the store took it, else the staged file through `writePdf`. The
+ * streamed copy is complete only if these very bytes were announced.
+ */
+async function writeUpload(
+  store: ObjectStore,
+  catalog: Catalog,
+  write: PdfWrite,
+  stream: PdfStream | undefined,
+): Promise<PdfWriteOutcome> {
+  if (stream === undefined) return writePdf(store, catalog, write);
+  const streamed = await stream.finish(write.staged);
+  if (streamed.status === 'none') return writePdf(store, catalog, write);
+  const key = paperKeys(write.id).pdf;
+  // The row's `pdf_uploaded_at` is the object's `created-at`: the instant the stream began (its metadata went out
+  // with the request headers).
+  const { createdAt } = stream;
+  const streamedWrite = { ...write, now: () => createdAt };
+  if (streamed.status === 'stored') {
+    const catalogDeferred = await recordPdfWritten(catalog, streamedWrite, streamed.etag);
+    return { key, status: 'written', overwritten: false, catalogDeferred };
+  }
+  // The store failed after the last byte: the object may be this request's. The staged write settles it, and its
+  // "unchanged" (these bytes already there, where a HEAD found nothing as the stream began) is this request's write:
+  // recorded, and answered as written. The etag stays unknown here (the next catalog sync reads it).
+  const outcome = await writePdf(store, catalog, write);
+  if (outcome.status !== 'unchanged') return outcome;
+  const catalogDeferred = await recordPdfWritten(catalog, streamedWrite, null);
+  return { key, status: 'written', overwritten: false, catalogDeferred };
+}
+
 export async function uploadPdf(
   store: ObjectStore,
   catalog: Catalog,
@@ -107,17 +138,7 @@ export async function uploadPdf(
       metadata: uploadMetadata(input.uploadedBy),
       now: () => new Date(),
     };
-    // The streamed copy is complete only if these very bytes were announced; otherwise the staged file is written.
-    const streamed = input.stream === undefined ? null : await input.stream.finish(staged);
-    const outcome: PdfWriteOutcome =
-      streamed === null
-        ? await writePdf(store, catalog, write)
-        : {
-            key: paperKeys(id).pdf,
-            status: 'written',
-            overwritten: false,
-            catalogDeferred: await recordPdfWritten(catalog, write, streamed.etag),
-          };
+    const outcome = await writeUpload(store, catalog, write, input.stream);
     if (outcome.status === 'conflict') throw conflictError(outcome.key, outcome.existingSha256, staged.sha256);
     const unchanged = outcome.status === 'unchanged';
     return {

@@ -8,13 +8,17 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { PassThrough, Readable } from 'node:stream';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import type { Catalog } from '../../../src/server/papers/catalog.js';
 import { PdfStream } from '../../../src/server/papers/pdf-stream.js';
 import { SourceStreamError, Stager } from '../../../src/server/papers/staging.js';
+import { uploadPdf } from '../../../src/server/papers/upload-pdf.js';
 import { collect, type ObjectStore } from '../../../src/server/storage/object-store.js';
+import { rfc3339 } from '../../../src/shared/time.js';
 import { requireUploadId } from '../../../src/shared/ids.js';
 import { useMoto } from '../../support/moto.js';
 import { localFixture, s3Fixture, type StoreFixture } from '../storage/backends.js';
+import { storedBytes } from './helpers.js';
 
 const moto = useMoto();
 const MiB = 1024 * 1024;
@@ -83,7 +87,7 @@ describe('PdfStream on S3 (moto)', () => {
     const staged = await stager.stage(chunked(bytes), LIMIT, 'pdf', stream);
     const result = await stream.finish(staged);
     await staged.remove();
-    expect(result!.etag).toMatch(/^".+"$/);
+    expect(result).toEqual({ status: 'stored', etag: expect.stringMatching(/^".+"$/) as string });
     expect(calls).toEqual(['putStreamIfAbsent']);
     const head = await s3.store.head(keyOf(id));
     expect([head!.size, head!.metadata['sha256'], head!.metadata['uploaded-by']]).toEqual([
@@ -107,7 +111,7 @@ describe('PdfStream on S3 (moto)', () => {
     }
     source.end(bytes.subarray(24 * MiB));
     const staged = await staging;
-    expect(await stream.finish(staged)).not.toBeNull();
+    expect((await stream.finish(staged)).status).toBe('stored');
     await staged.remove();
   });
 
@@ -125,7 +129,7 @@ describe('PdfStream on S3 (moto)', () => {
     const { source, announced } = make(bytes);
     const stream = (await PdfStream.start(s3.store, { id, metadata: {} }, announced))!;
     const staged = await stager.stage(source, LIMIT, 'pdf', stream);
-    expect(await stream.finish(staged)).toBeNull();
+    expect(await stream.finish(staged)).toEqual({ status: 'none' });
     await staged.remove();
     expect(await collect(s3.store.listVersions(keyOf(id)))).toEqual([]);
   });
@@ -142,17 +146,93 @@ describe('PdfStream on S3 (moto)', () => {
     expect(await collect(s3.store.listVersions(keyOf(id)))).toEqual([]);
   });
 
-  it('another writer creates the object meanwhile: finish is null, staging completes, the other object stays', async () => {
+  it('another writer creates the object meanwhile: finish stores nothing, staging completes, the other object stays', async () => {
     const id = freshId();
     const bytes = pdf(2 * MiB, id.id);
     const stream = (await PdfStream.start(s3.store, { id, metadata: {} }, { size: bytes.length, sha256: sha(bytes) }))!;
     const other = Buffer.from('%PDF-1.7 other');
     await s3.store.putIfAbsent(keyOf(id), other, { contentType: 'application/pdf', metadata: {} });
     const staged = await stager.stage(chunked(bytes), LIMIT, 'pdf', stream);
-    expect(await stream.finish(staged)).toBeNull();
+    expect(await stream.finish(staged)).toEqual({ status: 'none' });
     await staged.remove();
     const versions = await collect(s3.store.listVersions(keyOf(id)));
     expect(versions.map((v) => v.size)).toEqual([other.length]);
+  });
+
+  /** `uploadPdf` over `store` with a catalog that records its write-throughs. */
+  async function upload(store: ObjectStore, bytes: Buffer, id: ReturnType<typeof freshId>, stream: PdfStream) {
+    const recordWrite = vi.fn((_id: unknown, _row: Record<string, unknown>) => Promise.resolve(false));
+    const catalog = { index: { available: true }, recordWrite } as unknown as Catalog;
+    const staged = await stager.stage(chunked(bytes), LIMIT, 'pdf', stream);
+    const result = await uploadPdf(store, catalog, {
+      id,
+      expectedSha256: sha(bytes),
+      overwrite: false,
+      uploadedBy: null,
+      staged,
+      stream,
+    });
+    return { result, rows: recordWrite.mock.calls.map(([, row]) => row) };
+  }
+
+  it('the store stores the object but its answer is lost: 201 written, the catalog written through', async () => {
+    const id = freshId();
+    const bytes = pdf(2 * MiB, id.id);
+    const lost: ObjectStore = Object.assign(Object.create(s3.store) as ObjectStore, {
+      putStreamIfAbsent: async (...args: Parameters<NonNullable<ObjectStore['putStreamIfAbsent']>>) => {
+        await s3.store.putStreamIfAbsent!(...args);
+        throw new Error('socket hang up'); // after the last byte: the object exists, its answer never came
+      },
+    });
+    const stream = (await PdfStream.start(lost, { id, metadata: {} }, { size: bytes.length, sha256: sha(bytes) }))!;
+    const { result, rows } = await upload(lost, bytes, id, stream);
+    expect([result.created, result.record.unchanged, result.record.overwritten]).toEqual([true, false, false]);
+    expect(rows).toEqual([
+      {
+        has_pdf: true,
+        pdf_size_bytes: bytes.length,
+        pdf_sha256: sha(bytes),
+        pdf_etag: null,
+        pdf_uploaded_at: stream.createdAt,
+      },
+    ]);
+    expect(await collect(s3.store.listVersions(keyOf(id)))).toHaveLength(1);
+  });
+
+  it('the store fails after the last byte without storing: the staged file is written, 201', async () => {
+    const id = freshId();
+    const bytes = pdf(2 * MiB, id.id);
+    const failing: ObjectStore = Object.assign(Object.create(s3.store) as ObjectStore, {
+      putStreamIfAbsent: async (_key: string, body: Readable) => {
+        for await (const chunk of body) void chunk; // the whole body read, then the store fails
+        throw new Error('socket hang up');
+      },
+    });
+    const stream = (await PdfStream.start(failing, { id, metadata: {} }, { size: bytes.length, sha256: sha(bytes) }))!;
+    const { result, rows } = await upload(failing, bytes, id, stream);
+    expect([result.created, rows.length]).toEqual([true, 1]);
+    expect((await storedBytes(s3.store, keyOf(id)))!.equals(bytes)).toBe(true);
+  });
+
+  it("the row's pdf_uploaded_at is the object's created-at: the instant the stream began", async () => {
+    const id = freshId();
+    const bytes = pdf(2 * MiB, id.id);
+    const began = Date.now();
+    vi.useFakeTimers({ toFake: ['Date'], now: began });
+    try {
+      const stream = (await PdfStream.start(
+        s3.store,
+        { id, metadata: {} },
+        { size: bytes.length, sha256: sha(bytes) },
+      ))!;
+      vi.setSystemTime(began + 5_000); // a slow upload: it ends 5 s after it began
+      const { rows } = await upload(s3.store, bytes, id, stream);
+      const head = await s3.store.head(keyOf(id));
+      expect(head!.metadata['created-at']).toBe(rfc3339(began));
+      expect(rows.map((row) => rfc3339(row['pdf_uploaded_at'] as Date))).toEqual([rfc3339(began)]);
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it('an object already at the key: no stream (the staged path answers)', async () => {

@@ -5,8 +5,9 @@
  * (an object created and then removed would leave a version behind).
  */
 import http from 'node:http';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
 import { collect } from '../../../src/server/storage/object-store.js';
+import { S3ObjectStore } from '../../../src/server/storage/s3-store.js';
 import { useMoto } from '../../support/moto.js';
 import {
   AUTH,
@@ -32,6 +33,17 @@ function bigPdf(size: number, seed: string): Buffer {
   bytes.write('%PDF-1.7\n', 0, 'latin1');
   return bytes;
 }
+
+// The store's write primitives, spied on: a streamed upload must be one `putStreamIfAbsent` and nothing else.
+const streamedPuts = vi.spyOn(S3ObjectStore.prototype, 'putStreamIfAbsent');
+const stagedPuts = vi.spyOn(S3ObjectStore.prototype, 'putIfAbsent');
+beforeEach(() => {
+  streamedPuts.mockClear();
+  stagedPuts.mockClear();
+});
+/** How the PDF at `id` was sent to the store: `[streamed PUTs, staged PUTs]`. */
+const putsOf = (id: string) =>
+  [streamedPuts, stagedPuts].map((spy) => spy.mock.calls.filter(([key]) => key === keyOf(id)).length);
 
 async function post(b: Backend, id: string, body: Buffer, contentType: string, query: string) {
   const res = await b.server.fetch(`/api/papers/${id}/upload-pdf?${query}`, {
@@ -79,6 +91,7 @@ describe('upload-pdf streamed into S3 while staged', () => {
     expect(head!.metadata).toMatchObject({ sha256: sha(pdf), 'uploaded-by': 'alice' });
     expect(head!.metadata['created-at']).toMatch(/^\d{4}-\d\d-\d\dT/);
     expect(await collect(b.store.listVersions(keyOf(id)))).toHaveLength(1);
+    expect(putsOf(id)).toEqual([1, 0]);
     expect(await stagedLeftovers(b.server)).toEqual([]);
     // The catalog write-through, as for a staged write.
     expect((await stats())['has_pdf']).toBe(before['has_pdf']! + 1);
@@ -94,6 +107,7 @@ describe('upload-pdf streamed into S3 while staged', () => {
       status: 400,
       body: { detail: 'sha256 mismatch', expected_sha256: wrong, actual_sha256: sha(pdf) },
     });
+    expect(putsOf(id)).toEqual([1, 0]); // streamed, and aborted before its last byte
     expect(await collect(b.store.listVersions(keyOf(id)))).toEqual([]);
     expect(await stagedLeftovers(b.server)).toEqual([]);
   });
@@ -107,15 +121,18 @@ describe('upload-pdf streamed into S3 while staged', () => {
       status: 400,
       body: { detail: 'uploaded file does not look like a PDF (missing %PDF- header)' },
     });
+    expect(putsOf(id)).toEqual([1, 0]);
     expect(await collect(b.store.listVersions(keyOf(id)))).toEqual([]);
   });
 
+  // A guess found wrong at the end is streamed, aborted, then sent again from the staged copy; a body that does not
+  // open with the pdf part is not guessed, only staged.
   it.each([
-    ['a part after the pdf part', 'after'],
-    ['a part before the pdf part', 'before'],
-    ['no CRLF after the closing delimiter', 'no-crlf'],
-    ['an epilogue after the closing delimiter', 'epilogue'],
-  ])('a wrong size guess (%s) still stores exactly the pdf part', async (_name, shape) => {
+    ['a part after the pdf part', 'after', [1, 1]],
+    ['a part before the pdf part', 'before', [0, 1]],
+    ['no CRLF after the closing delimiter', 'no-crlf', [1, 1]],
+    ['an epilogue after the closing delimiter', 'epilogue', [1, 1]],
+  ])('a wrong size guess (%s) still stores exactly the pdf part', async (_name, shape, puts) => {
     const id = freshId();
     const pdf = bigPdf(2 * MiB + 1, id);
     const note = { name: 'note', filename: null, content: 'hello' };
@@ -129,6 +146,7 @@ describe('upload-pdf streamed into S3 while staged', () => {
     expect(res.status).toBe(201);
     expect((await storedBytes(b.store, keyOf(id)))!.equals(pdf)).toBe(true);
     expect(await collect(b.store.listVersions(keyOf(id)))).toHaveLength(1);
+    expect(putsOf(id)).toEqual(puts);
   });
 
   it('an existing object: same bytes → 200 unchanged, different → 409, overwrite → 201 keeping the old version', async () => {
@@ -138,6 +156,7 @@ describe('upload-pdf streamed into S3 while staged', () => {
     expect((await uploadPdf(b.server, id, first, `expected_sha256=${sha(first)}`)).status).toBe(201);
     const same = await uploadPdf(b.server, id, first, `expected_sha256=${sha(first)}`);
     expect([same.status, same.body['unchanged']]).toEqual([200, true]);
+    expect(putsOf(id)).toEqual([1, 1]); // the second upload found the object: staged only
     const conflict = await uploadPdf(b.server, id, second, `expected_sha256=${sha(second)}`);
     expect([conflict.status, conflict.body['existing_sha256'], conflict.body['new_sha256']]).toEqual([
       409,
