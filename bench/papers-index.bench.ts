@@ -13,7 +13,7 @@
  * `npm run build` first (the spawned pksd and the encoder worker run from dist/) and the 12 GiB heap of the bench
  * config.
  */
-import { mkdir, mkdtemp, readFile, rm, stat, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
@@ -129,8 +129,11 @@ test('pksd serve start, RSS and flush stall with a 2.6M-row index', async () => 
     const genMs = performance.now() - t0;
     t0 = performance.now();
     const encoded = await encodeTable(table);
-    await mkdir(path.dirname(indexFile), { recursive: true });
-    await writeFile(indexFile, encoded);
+    // Written as the service writes it (the store's `writeIndex`: temp + rename, and the sha256 sidecar).
+    await new LocalObjectStore(raw).writeIndex(
+      Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength),
+      null,
+    );
     report(`generated ${table.length} rows in ${ms(genMs)}; encodeTable ${ms(performance.now() - t0)}`);
   }
   const fileSize = (await stat(indexFile)).size;

@@ -57,7 +57,7 @@ export class StoreIndexPersistence implements IndexPersistence {
       this.etag = null;
       return null;
     }
-    const table = await decodeTable(obj.bytes, nextTurn);
+    const table = await decodeTable(obj.bytes, nextTurn, true);
     this.etag = obj.etag;
     return table;
   }
@@ -70,7 +70,7 @@ export class StoreIndexPersistence implements IndexPersistence {
       this.etag = null;
       return null;
     }
-    const table = await decodeTable(obj.bytes, nextTurn);
+    const table = await decodeTable(obj.bytes, nextTurn, true);
     this.etag = obj.etag;
     return table;
   }
@@ -92,7 +92,7 @@ export class StoreIndexPersistence implements IndexPersistence {
       this.logger.info({ attempt }, 'metadata index changed remotely; merging local changes');
       const remote = await this.store.readIndex(this.call);
       this.etag = remote?.etag ?? null;
-      const base = remote ? await decodeTable(remote.bytes, nextTurn) : new IndexTable();
+      const base = remote ? await decodeTable(remote.bytes, nextTurn, true) : new IndexTable();
       current = applyPending(base, pending, table);
     }
     return 'retry';

@@ -9,6 +9,7 @@ import { idFromStem, parsePreprintId, type VersionedPreprintId } from '../../sha
 import { applyPending, definedOnly } from './index/pending.js';
 import { emptyRow, type IndexRow, type RowMutation } from './index/row.js';
 import { IndexTable } from './index/table.js';
+import { rowsByTimeDescending } from './index/time-order.js';
 import { SortedList } from './sorted-list.js';
 
 /** Persistence of the index object (Parquet on the store); `null` persistence keeps the index in memory only. */
@@ -170,7 +171,10 @@ export class PaperIndex {
       this.count(i, 1);
       if (this.isCandidate(i)) candidates.push(i);
     }
-    this.candidates.reset(candidates);
+    // Candidates in row order: inside the sorted prefix that is id order, so a stable sort by `pdf_uploaded_at`
+    // alone gives the §9.2 order (and `reset`'s own sort then only checks it, in one pass).
+    const inIdOrder = candidates.length === 0 || candidates[candidates.length - 1]! < table.sortedRows;
+    this.candidates.reset(inIdOrder ? rowsByTimeDescending(candidates, table.times.pdf_uploaded_at) : candidates);
     this.orders = null;
     this.doiRows = null;
   }
@@ -341,7 +345,9 @@ export class PaperIndex {
       const all = Array.from({ length: this.table.length }, (_, i) => i);
       const updatedAt = new SortedList<number>((a, b) => this.compareUpdated(a, b));
       const id = new SortedList<number>((a, b) => this.compareIds(a, b));
-      updatedAt.reset(all.slice());
+      // All rows in the sorted prefix: row order is id order (see `replace`); `updated_at` is never null.
+      const inIdOrder = this.table.length === this.table.sortedRows;
+      updatedAt.reset(inIdOrder ? rowsByTimeDescending(all, this.table.times.updated_at) : all.slice());
       id.reset(all);
       this.orders = { updatedAt, id };
     }

@@ -345,10 +345,11 @@ export class LocalObjectStore implements ObjectStore {
   }
 
   /**
-   * The index file's ETag is its sha256 (CONTRACT §4.2). Hashing a large index is costly, so the digest is kept
-   * with the file's identity (inode, size, mtime) and recomputed only when the file changed.
+   * The index file's ETag is its sha256 (CONTRACT §4.2). Hashing a large index is costly (0.5 s for 460 MiB), so
+   * the digest is kept with the file's identity (inode, size, mtime), in memory and in the file's sidecar (written
+   * by `writeIndex`, as other objects' sha256), and recomputed only when neither matches the file as it is now.
    */
-  private indexDigest: { signature: string; etag: string } | null = null;
+  private indexDigest: IndexDigest | null = null;
 
   async readIndex(): Promise<IndexObject | null> {
     try {
@@ -362,7 +363,7 @@ export class LocalObjectStore implements ObjectStore {
       } finally {
         await handle.close();
       }
-      const etag = await sha256Chunked(bytes);
+      const etag = (await this.knownIndexEtag(signature)) ?? (await sha256Chunked(bytes));
       this.indexDigest = { signature, etag };
       return { bytes, etag };
     } catch (err) {
@@ -391,6 +392,7 @@ export class LocalObjectStore implements ObjectStore {
         const etag = await sha256Chunked(bytes);
         const signature = await this.indexSignature();
         this.indexDigest = signature === null ? null : { signature, etag };
+        if (this.indexDigest !== null) await this.writeIndexDigest(this.indexDigest);
         return etag;
       });
     } catch (err) {
@@ -417,7 +419,8 @@ export class LocalObjectStore implements ObjectStore {
   private async currentIndexEtag(): Promise<string | null> {
     const signature = await this.indexSignature();
     if (signature === null) return null;
-    if (this.indexDigest?.signature === signature) return this.indexDigest.etag;
+    const known = await this.knownIndexEtag(signature);
+    if (known !== null) return known;
     const hash = createHash('sha256');
     for await (const chunk of createReadStream(this.indexPath, { highWaterMark: HASH_CHUNK_BYTES })) {
       hash.update(chunk as Buffer);
@@ -426,6 +429,44 @@ export class LocalObjectStore implements ObjectStore {
     this.indexDigest = { signature, etag };
     return etag;
   }
+
+  /** The index file's sha256 if the file (`signature`) is the one last hashed here or recorded in its sidecar. */
+  private async knownIndexEtag(signature: string): Promise<string | null> {
+    if (this.indexDigest?.signature === signature) return this.indexDigest.etag;
+    try {
+      const saved = JSON.parse(await readFile(this.indexPath + SIDECAR, 'utf8')) as IndexSidecar | null;
+      return saved?.signature === signature && typeof saved.sha256 === 'string' ? saved.sha256 : null;
+    } catch {
+      return null; // absent or torn: hash the file
+    }
+  }
+
+  /**
+   * Records the digest beside the index (temp + rename); another process's load then needs no hash. Only a cache:
+   * when it cannot be written, the index write still stands and a reader hashes the file.
+   */
+  private async writeIndexDigest(digest: IndexDigest): Promise<void> {
+    const tmp = this.tempPath();
+    const sidecar: IndexSidecar = { sha256: digest.etag, signature: digest.signature };
+    try {
+      await writeFile(tmp, JSON.stringify(sidecar), { flag: 'wx' });
+      await rename(tmp, this.indexPath + SIDECAR);
+    } catch {
+      await rm(tmp, { force: true }).catch(() => undefined);
+    }
+  }
+}
+
+/** The sha256 (`etag`) of the index file whose identity was `signature`. */
+interface IndexDigest {
+  signature: string;
+  etag: string;
+}
+
+/** The index file's sidecar: its sha256 while the file is the one of `signature` (inode, size, mtime). */
+interface IndexSidecar {
+  sha256?: unknown;
+  signature?: unknown;
 }
 
 const HASH_CHUNK_BYTES = 1024 * 1024;

@@ -22,12 +22,28 @@ const SPECS = new Map<string, ColumnSpec>(INDEX_COLUMNS.map((c) => [c.name, c]))
 export type Yield = () => Promise<void>;
 const noYield: Yield = () => Promise.resolve();
 
-export async function decodeTable(bytes: Uint8Array, pause: Yield = noYield): Promise<IndexTable> {
+/**
+ * Decodes the file `bytes`. With `consume`, the caller gives the bytes up: their memory is freed as soon as the
+ * table is decoded (detached, not left to the next major GC — 460 MiB for a 2.6M-row index), and the caller must
+ * not read them afterwards.
+ */
+export async function decodeTable(bytes: Uint8Array, pause: Yield = noYield, consume = false): Promise<IndexTable> {
   // No copy when the bytes are a whole buffer (as a file read gives).
   const whole = bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength;
   const file = (
     whole ? bytes.buffer : bytes.buffer.slice(bytes.byteOffset, bytes.byteOffset + bytes.byteLength)
   ) as ArrayBuffer;
+  try {
+    return await decodeFile(file, pause);
+  } finally {
+    if (!whole || consume) (file as Detachable).transfer(0);
+  }
+}
+
+/** `ArrayBuffer.prototype.transfer` (ES2024, in Node 24; the project's `lib` is ES2023). */
+type Detachable = ArrayBuffer & { transfer(length: number): ArrayBuffer };
+
+async function decodeFile(file: ArrayBuffer, pause: Yield): Promise<IndexTable> {
   const metadata = parquetMetadata(file);
   const rows = Number(metadata.num_rows);
   const fast = newTable(rows);
@@ -79,13 +95,14 @@ function finish(table: IndexTable, metadata: FileMetaData): IndexTable {
 async function readFast(file: Uint8Array, metadata: FileMetaData, table: IndexTable, pause: Yield): Promise<void> {
   const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
   const optional = new Map(metadata.schema.slice(1).map((s) => [s.name, s.repetition_type !== 'REQUIRED']));
+  const scratch = new Scratch();
   let rowStart = 0;
   for (const group of metadata.row_groups) {
     for (const chunk of group.columns) {
       const name = chunk.meta_data?.path_in_schema[0];
       const spec = name === undefined ? undefined : SPECS.get(name);
       if (spec === undefined) continue;
-      readChunk(file, view, chunk, spec, optional.get(spec.name) ?? true, table, rowStart);
+      readChunk(file, view, chunk, spec, optional.get(spec.name) ?? true, table, rowStart, scratch);
       await pause();
     }
     rowStart += Number(group.num_rows);
@@ -100,6 +117,7 @@ function readChunk(
   optional: boolean,
   table: IndexTable,
   rowStart: number,
+  scratch: Scratch,
 ): void {
   const meta = chunk.meta_data!;
   if (meta.dictionary_page_offset !== undefined) throw new NeedsGenericReader();
@@ -121,7 +139,7 @@ function readChunk(
     let page: Uint8Array;
     let at: number;
     if (v1) {
-      page = inflate(body, header.uncompressed_page_size, meta.codec);
+      page = inflate(body, header.uncompressed_page_size, meta.codec, scratch);
       at = 0;
       if (optional) {
         const r = { view: new DataView(page.buffer, page.byteOffset, page.byteLength), offset: 0 };
@@ -135,7 +153,7 @@ function readChunk(
         readRleBitPackedHybrid(r, 1, defined, v2!.definition_levels_byte_length);
       }
       const rest = body.subarray(levels);
-      page = v2!.is_compressed ? inflate(rest, header.uncompressed_page_size - levels, meta.codec) : rest;
+      page = v2!.is_compressed ? inflate(rest, header.uncompressed_page_size - levels, meta.codec, scratch) : rest;
       at = 0;
     }
     readValues(page, at, defined, n, spec, table, row);
@@ -143,9 +161,22 @@ function readChunk(
   }
 }
 
-function inflate(body: Uint8Array, size: number, codec: string): Uint8Array {
+/**
+ * One buffer for every uncompressed page of a decode: pages are read synchronously and their values copied out
+ * (strings, packed digests), so a page of up to ~9 MiB (a digest column of a row group) is not garbage 480 times.
+ */
+class Scratch {
+  private bytes = new Uint8Array(0);
+
+  take(size: number): Uint8Array {
+    if (this.bytes.length < size) this.bytes = new Uint8Array(size);
+    return this.bytes.subarray(0, size);
+  }
+}
+
+function inflate(body: Uint8Array, size: number, codec: string, scratch: Scratch): Uint8Array {
   if (codec === 'UNCOMPRESSED') return body;
-  const out = new Uint8Array(size);
+  const out = scratch.take(size);
   snappyUncompress(body, out);
   return out;
 }
