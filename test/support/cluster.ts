@@ -50,7 +50,7 @@ import { accessEnv, startDoubles, type Doubles } from '../server/access/support/
 import { motoBuckets, objectStoreEnv } from '../server/storage/backends.js';
 import { freePort } from './free-port.js';
 import { startMoto, type MotoServer } from './moto.js';
-import { startNeo4j, type Neo4jServer } from './neo4j.js';
+import { graphEnv, startNeo4j, type Neo4jServer } from './neo4j.js';
 import { createDatabase, dropDatabase, runCluster, type PostgresCluster } from './postgres.js';
 import { dirSettings, REPO_ROOT, testConfig, testUser } from './server.js';
 
@@ -335,9 +335,7 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       SVC_SYSTEM_PAT: CLUSTER_SYSTEM_PAT,
       SVC_ALLOWED_IDP_LOGINS: ALLOWED_LOGINS,
       SVC_LOG_LEVEL: 'info',
-      ...(graph
-        ? { GRAPHDB_URI: graph.boltUri, GRAPHDB_USERNAME: graph.username, GRAPHDB_PASSWORD: graph.password }
-        : {}),
+      ...(graph ? graphEnv(graph) : {}),
       ...(upstreams ? accessEnv(upstreams) : {}),
       ...options.env,
     };

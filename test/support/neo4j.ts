@@ -160,6 +160,11 @@ export async function startNeo4j(options: Neo4jOptions = {}): Promise<Neo4jServe
   return { boltUri, username: 'neo4j', password: 'neo4j-test-password', pid: child.pid ?? -1, stop };
 }
 
+/** The `GRAPHDB_*` settings that point pksd at this Neo4j. */
+export function graphEnv(server: Pick<Neo4jServer, 'boltUri' | 'username' | 'password'>): Record<string, string> {
+  return { GRAPHDB_URI: server.boltUri, GRAPHDB_USERNAME: server.username, GRAPHDB_PASSWORD: server.password };
+}
+
 /** A graph client of the server for this Neo4j, as `GRAPHDB_*` settings pointing at it would build. */
 export function graphClientFor(server: Pick<Neo4jServer, 'boltUri' | 'username' | 'password'>): GraphClient {
   return createGraphClient({

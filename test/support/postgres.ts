@@ -168,12 +168,12 @@ export async function stopSharedCluster(runDir: string): Promise<void> {
   if (existsSync(file)) await stopPostgresCluster(JSON.parse(await readFile(file, 'utf8')) as PostgresCluster);
 }
 
-/** Runs one statement on the cluster's `postgres` database. */
-async function admin(cluster: PostgresCluster, sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: cluster.adminUrl });
+/** One statement on its own connection to `url`. */
+export async function query(url: string, sql: string): Promise<pg.QueryResult> {
+  const client = new pg.Client({ connectionString: url });
   await client.connect();
   try {
-    await client.query(sql);
+    return await client.query(sql);
   } finally {
     await client.end();
   }
@@ -182,14 +182,14 @@ async function admin(cluster: PostgresCluster, sql: string): Promise<void> {
 /** A fresh, empty database on the cluster; its URL. */
 export async function createDatabase(cluster: PostgresCluster): Promise<string> {
   const name = `pks_${Math.random().toString(36).slice(2, 12)}`;
-  await admin(cluster, `CREATE DATABASE ${name}`);
+  await query(cluster.adminUrl, `CREATE DATABASE ${name}`);
   return `postgres://postgres@127.0.0.1:${cluster.port}/${name}`;
 }
 
 /** Drops a database made by `createDatabase`, ending its connections. */
 export async function dropDatabase(cluster: PostgresCluster, url: string): Promise<void> {
   const name = new URL(url).pathname.slice(1);
-  await admin(cluster, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+  await query(cluster.adminUrl, `DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
 }
 
 /** The run's cluster (shared through the global setup), else one for this process, stopped when it exits. */

@@ -12,9 +12,9 @@ import { openIdentity, type Identity } from '../../../src/server/auth/identity.j
 import { SqliteUserDatabase } from '../../../src/server/db/sqlite-user-database.js';
 import { freePort } from '../../support/free-port.js';
 import { pksd } from '../../support/cli.js';
-import { usePostgres } from '../../support/postgres.js';
+import { query, usePostgres } from '../../support/postgres.js';
 import { NEWEST_SCHEMA } from './newest-schema.js';
-import { query, useTempDirs } from './support.js';
+import { useTempDirs } from './support.js';
 import { testConfig } from '../../support/server.js';
 
 const postgres = usePostgres();

@@ -6,30 +6,23 @@
  * so nothing else could bring the rows over.
  */
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect, it } from 'vitest';
 import { followIndexFlushes } from '../../../src/server/db/notifications-open.js';
 import { PostgresNotifications } from '../../../src/server/db/notifications-postgres.js';
 import { StoreIndexPersistence } from '../../../src/server/papers/index-parquet.js';
 import { PaperIndex } from '../../../src/server/papers/paper-index.js';
 import { requireUploadId } from '../../../src/shared/ids.js';
-import { startMoto, type MotoServer } from '../../support/moto.js';
+import { useMoto } from '../../support/moto.js';
 import { usePostgres } from '../../support/postgres.js';
 import { s3Fixture, type StoreFixture } from '../storage/backends.js';
 
+const moto = useMoto();
 const postgres = usePostgres();
 const quiet = pino({ level: 'silent' });
 const rowA = requireUploadId('2501.00010v1');
 const rowB = requireUploadId('quant-ph/9508027v2');
 /** The guarantee (an upload is everywhere within 15 s) less the 5 s flush debounce, which this test skips. */
 const RELOADED_WITHIN_MS = 10_000;
-
-let moto: MotoServer;
-beforeAll(async () => {
-  moto = await startMoto();
-});
-afterAll(async () => {
-  await moto?.stop();
-});
 
 describe('index flushes announced to the other instances', () => {
   let fx: StoreFixture;
@@ -52,7 +45,7 @@ describe('index flushes announced to the other instances', () => {
   };
 
   it('each instance’s row survives both flushes, and each instance sees the other’s without a reload timer', async () => {
-    fx = await s3Fixture(moto);
+    fx = await s3Fixture(moto());
     const a = await instance('a');
     const b = await instance('b');
     a.update(rowA, { has_pdf: true, pdf_sha256: 'a'.repeat(64), pdf_uploaded_at: new Date() });

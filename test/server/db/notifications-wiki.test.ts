@@ -10,7 +10,6 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import pino from 'pino';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { Config } from '../../../src/server/config/types.js';
@@ -19,7 +18,7 @@ import { PostgresUserDatabase } from '../../../src/server/db/postgres-user-datab
 import { announcedWikiHeadOf, type AnnouncedWikiHead } from '../../../src/server/db/wiki-announced.js';
 import { openWiki, type WikiService } from '../../../src/server/wiki/service.js';
 import { loadWiki } from '../../../src/wiki/index.js';
-import { usePostgres } from '../../support/postgres.js';
+import { query, usePostgres } from '../../support/postgres.js';
 import { LogCapture } from '../../support/server.js';
 import { createGitWiki, git, page, type GitWiki } from '../wiki/git-fixture.js';
 
@@ -40,15 +39,7 @@ afterAll(async () => {
 });
 
 /** Runs `sql` as the cluster's superuser. */
-async function admin(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: postgres.url });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
+const admin = (sql: string) => query(postgres.url, sql);
 
 describe('wiki pull fan-out', () => {
   const closing: (() => Promise<unknown>)[] = [];

@@ -1,8 +1,7 @@
-/** What the user-database test files share: temp directories removed after the file, one statement on a URL. */
+/** What the user-database test files share: temp directories removed after the file. */
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import pg from 'pg';
 import { afterAll } from 'vitest';
 
 /** `tempDir()` for the calling file (call it at module level): fresh directories, all removed after the file. */
@@ -16,15 +15,4 @@ export function useTempDirs(prefix: string): () => Promise<string> {
     dirs.push(d);
     return d;
   };
-}
-
-/** One statement on its own connection to `url`. */
-export async function query(url: string, sql: string): Promise<pg.QueryResult> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return await client.query(sql);
-  } finally {
-    await client.end();
-  }
 }

@@ -11,9 +11,9 @@ import { migratePostgres, PostgresUserDatabase } from '../../../src/server/db/po
 import { POSTGRES_MIGRATIONS } from '../../../src/server/db/postgres-migrations.js';
 import { SqliteUserDatabase } from '../../../src/server/db/sqlite-user-database.js';
 import type { UserDatabase } from '../../../src/server/db/user-database.js';
-import { usePostgres } from '../../support/postgres.js';
+import { query, usePostgres } from '../../support/postgres.js';
 import { NEWEST_SCHEMA } from './newest-schema.js';
-import { query, useTempDirs } from './support.js';
+import { useTempDirs } from './support.js';
 import { userDatabaseContract } from './user-database-contract.js';
 
 const postgres = usePostgres();

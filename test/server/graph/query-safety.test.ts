@@ -12,7 +12,7 @@ import type { GraphClient } from '../../../src/server/graph/driver.js';
 import { planRefusal } from '../../../src/server/graph/query-plan.js';
 import { GraphService, type GraphQueryResult } from '../../../src/server/graph/service.js';
 import { InvalidInputError } from '../../../src/shared/domain-errors.js';
-import { graphClientFor, useNeo4j } from '../../support/neo4j.js';
+import { graphClientFor, graphEnv, useNeo4j } from '../../support/neo4j.js';
 import { AUTH, pdfBytes, startBackend, uploadPdf, type Backend } from '../papers/helpers.js';
 
 const db = useNeo4j({ testProcedures: true });
@@ -222,9 +222,7 @@ describe('over HTTP', () => {
 
   beforeAll(async () => {
     backend = await startBackend('local', null, {
-      GRAPHDB_URI: db.server.boltUri,
-      GRAPHDB_USERNAME: db.server.username,
-      GRAPHDB_PASSWORD: db.server.password,
+      ...graphEnv(db.server),
       SVC_GRAPH_QUERY_CONCURRENCY: String(CONCURRENCY),
     });
   });

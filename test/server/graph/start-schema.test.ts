@@ -1,7 +1,7 @@
 import neo4j from 'neo4j-driver';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { GRAPH_SCHEMA_STATEMENTS } from '../../../src/server/graph/constraints.js';
-import { startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
+import { graphEnv, startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 
 describe('server start with a graph', () => {
@@ -9,11 +9,7 @@ describe('server start with a graph', () => {
   let srv: TestServer;
   beforeAll(async () => {
     graph = await startNeo4j();
-    srv = await startTestServer({
-      GRAPHDB_URI: graph.boltUri,
-      GRAPHDB_USERNAME: graph.username,
-      GRAPHDB_PASSWORD: graph.password,
-    });
+    srv = await startTestServer(graphEnv(graph));
   });
   afterAll(async () => {
     await srv?.close();

@@ -8,7 +8,7 @@ import { planWikiGraph } from '../../../src/server/graph/wiki-plan.js';
 import { syncWikiToGraph, type WikiSyncReport } from '../../../src/server/graph/wiki-sync.js';
 import { loadWiki } from '../../../src/wiki/index.js';
 import { pksd } from '../../support/cli.js';
-import { useNeo4j } from '../../support/neo4j.js';
+import { graphEnv, useNeo4j } from '../../support/neo4j.js';
 import { REPO_ROOT } from '../../support/server.js';
 
 const db = useNeo4j();
@@ -333,9 +333,7 @@ describe('wiki → graph sync', () => {
 
 describe('pksd wiki sync --full --from-repo', () => {
   const env = () => ({
-    GRAPHDB_URI: db.server.boltUri,
-    GRAPHDB_USERNAME: db.server.username,
-    GRAPHDB_PASSWORD: db.server.password,
+    ...graphEnv(db.server),
     SVC_WIKI_DIR: path.join(base, 'cli'),
     SVC_DATA_DIR: path.join(base, 'cli-data'),
     SVC_RAW_DIR: path.join(base, 'cli-raw'),

@@ -5,7 +5,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startMoto, type MotoServer } from '../../support/moto.js';
-import { startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
+import { graphEnv, startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 
 const SYSTEM_PAT = 'health-test-system-pat-0001';
@@ -47,9 +47,7 @@ describe('GET /api/health with real dependencies', () => {
       SVC_OBJ_BUCKET_PDF: BUCKETS.pdf,
       SVC_OBJ_BUCKET_MD: BUCKETS.markdown,
       SVC_OBJ_BUCKET_IMAGES: BUCKETS.images,
-      GRAPHDB_URI: neo4j.boltUri,
-      GRAPHDB_USERNAME: neo4j.username,
-      GRAPHDB_PASSWORD: neo4j.password,
+      ...graphEnv(neo4j),
       SVC_WIKI_DIR: wiki,
     });
   });

@@ -234,6 +234,14 @@ describe('PostgreSQL: tasks shared by two instances (§21)', () => {
     stores.push(store);
     return store;
   };
+  /** Instance A's running task `id`, and instance B with its clock where A's lease ran out (A renewed nothing). */
+  const leftRunningByA = async (id: string) => {
+    const a = await instance(dbA, 'host-a:1', () => nowA);
+    await a.add(running(task(id, T0)));
+    const b = await instance(dbB, 'host-b:2', () => nowB);
+    nowB = T0 + TASK_LEASE.leaseMs;
+    return b;
+  };
   beforeAll(async () => {
     url = await postgres.newDatabase();
     dbA = await PostgresUserDatabase.open(url);
@@ -300,10 +308,7 @@ describe('PostgreSQL: tasks shared by two instances (§21)', () => {
   });
 
   it("the renewal sweep cancels the task of an instance that stopped renewing; a start cancels the instance's own leftovers", async () => {
-    const a = await instance(dbA, 'host-a:1', () => nowA);
-    await a.add(running(task('aaaa0002', T0)));
-    const b = await instance(dbB, 'host-b:2', () => nowB);
-    nowB = T0 + TASK_LEASE.leaseMs;
+    const b = await leftRunningByA('aaaa0002');
     await b.maintain();
     expect((await b.get('aaaa0002'))?.status).toBe('cancelled');
 
@@ -318,10 +323,7 @@ describe('PostgreSQL: tasks shared by two instances (§21)', () => {
   });
 
   it("a sweep whose connection dies while it waits on another's row lock fails that tick only: no crash, the next tick cancels", async () => {
-    const a = await instance(dbA, 'host-a:1', () => nowA);
-    await a.add(running(task('aaaa0004', T0)));
-    const b = await instance(dbB, 'host-b:2', () => nowB);
-    nowB = T0 + TASK_LEASE.leaseMs;
+    const b = await leftRunningByA('aaaa0004');
     const uncaught: unknown[] = [];
     const onUncaught = (err: unknown) => uncaught.push(err);
     process.on('uncaughtException', onUncaught);

@@ -10,37 +10,27 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loggedInHome, PKS_BIN } from '../../cli/support/pks.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
-import { startEmbedDouble, type EmbedDouble } from '../../support/upstreams/embed.js';
-import { chunkPoint, startQdrantDouble, type QdrantDouble } from '../../support/upstreams/qdrant.js';
-import { accessEnv, startDoubles, type Doubles } from '../access/support/harness.js';
+import { chunkPoint } from '../../support/upstreams/qdrant.js';
+import { accessEnv } from '../access/support/harness.js';
+import { startRagDoubles, type RagDoubles } from '../rag/support.js';
 
 const PAT = 'mcp-chunk-search-system-pat-0123';
 const AUTH = { Authorization: `Bearer ${PAT}` };
 
-let d: Doubles;
-let qdrant: QdrantDouble;
-let embed: EmbedDouble;
+let rag: RagDoubles;
 let withRag: TestServer;
 let withoutRag: TestServer;
 
 beforeAll(async () => {
-  d = await startDoubles();
-  [qdrant, embed] = await Promise.all([startQdrantDouble(), startEmbedDouble()]);
-  withRag = await startTestServer({
-    ...accessEnv(d),
-    SVC_SYSTEM_PAT: PAT,
-    SVC_RAG_VECTORDB_URL: qdrant.baseUrl,
-    SVC_RAG_VECTORDB_API_KEY: 'qdrant-key',
-    SVC_RAG_EMBED_URL: embed.baseUrl,
-    SVC_RAG_EMBED_TOKEN: 'embed-token',
-  });
-  withoutRag = await startTestServer({ ...accessEnv(d), SVC_SYSTEM_PAT: PAT });
-  qdrant.points = [1, 2, 3].map((i) => chunkPoint(i, `chunk ${i} about widgets`, 1 - i / 10));
+  rag = await startRagDoubles();
+  withRag = await startTestServer({ ...rag.env, SVC_SYSTEM_PAT: PAT });
+  withoutRag = await startTestServer({ ...accessEnv(rag.d), SVC_SYSTEM_PAT: PAT });
+  rag.qdrant.points = [1, 2, 3].map((i) => chunkPoint(i, `chunk ${i} about widgets`, 1 - i / 10));
 }, 60_000);
 afterAll(async () => {
   await withRag?.close();
   await withoutRag?.close();
-  await Promise.all([d?.close(), qdrant?.close(), embed?.close()]);
+  await rag?.close();
 });
 
 async function overHttp(srv: TestServer): Promise<Client> {

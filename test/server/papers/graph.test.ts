@@ -3,7 +3,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { pksd } from '../../support/cli.js';
-import { cypherRows, startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
+import { cypherRows, graphEnv, startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
 import { AUTH, multipart, pdfBytes, sha, startBackend, uploadPdf, type Backend } from './helpers.js';
 import { makeZip } from './zip.js';
 
@@ -11,11 +11,7 @@ let neo: Neo4jServer;
 let b: Backend;
 beforeAll(async () => {
   neo = await startNeo4j();
-  b = await startBackend('local', null, {
-    GRAPHDB_URI: neo.boltUri,
-    GRAPHDB_USERNAME: neo.username,
-    GRAPHDB_PASSWORD: neo.password,
-  });
+  b = await startBackend('local', null, graphEnv(neo));
   // A fresh JVM compiles the write-through's Cypher on its first use, which on a loaded machine can outlast the
   // upload's 10 s graph deadline. One upload of another paper, awaited until its node exists, warms it, so the
   // tests below see a graph that answers like a running one.
@@ -128,9 +124,7 @@ describe('papers sync graph step', () => {
       SVC_RAW_DIR: b.server.config.rawDir,
       SVC_DATA_DIR: b.server.config.dataDir,
       SVC_DB_DATA_DIR: b.server.config.dbDataDir,
-      GRAPHDB_URI: neo.boltUri,
-      GRAPHDB_USERNAME: neo.username,
-      GRAPHDB_PASSWORD: neo.password,
+      ...graphEnv(neo),
     };
     const run = await pksd(['papers', 'sync', '--full', '--from-objects'], env);
     expect(run.code, run.stderr).toBe(0);

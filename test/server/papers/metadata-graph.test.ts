@@ -5,7 +5,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Lookup, PaperDetail } from '../../../src/shared/api/registry.js';
-import { cypherRows, startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
+import { cypherRows, graphEnv, startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
 import { AUTH, startAccessStack, stopAccessStack, type AccessStack } from '../access/support/server.js';
 import { multipart, pdfBytes } from './helpers.js';
 
@@ -13,11 +13,7 @@ let neo: Neo4jServer;
 let stack: AccessStack;
 beforeAll(async () => {
   neo = await startNeo4j();
-  stack = await startAccessStack({
-    GRAPHDB_URI: neo.boltUri,
-    GRAPHDB_USERNAME: neo.username,
-    GRAPHDB_PASSWORD: neo.password,
-  });
+  stack = await startAccessStack(graphEnv(neo));
   // A fresh JVM compiles the write-through's Cypher on first use, which on a loaded machine can outlast the
   // upload's graph deadline: one upload, awaited until its node exists, warms it.
   await upload('2412.00002v1');

@@ -71,18 +71,17 @@ describe('PdfStream on S3 (moto)', () => {
     await s3?.close();
   });
 
+  /** A fresh id, a PDF of `size` bytes for it, and a `PdfStream` into `store` announcing exactly those bytes. */
+  async function announcedPdf(size: number, store = s3.store, metadata: Record<string, string> = {}) {
+    const id = freshId();
+    const bytes = pdf(size, id.id);
+    const stream = (await PdfStream.start(store, { id, metadata }, { size: bytes.length, sha256: sha(bytes) }))!;
+    return { id, bytes, stream };
+  }
+
   it('streams the announced bytes in one conditional PUT and completes once the staged file matches', async () => {
     const { store, calls } = recording(s3.store);
-    const id = freshId();
-    const bytes = pdf(3 * MiB + 7, id.id);
-    const stream = (await PdfStream.start(
-      store,
-      { id, metadata: { 'uploaded-by': 'bob' } },
-      {
-        size: bytes.length,
-        sha256: sha(bytes),
-      },
-    ))!;
+    const { id, bytes, stream } = await announcedPdf(3 * MiB + 7, store, { 'uploaded-by': 'bob' });
     expect(stream).not.toBeNull();
     const staged = await stager.stage(chunked(bytes), LIMIT, 'pdf', stream);
     const result = await stream.finish(staged);
@@ -98,9 +97,7 @@ describe('PdfStream on S3 (moto)', () => {
   });
 
   it('the store takes the body as it comes: 24 of 25 MiB pass before the upload ends', async () => {
-    const id = freshId();
-    const bytes = pdf(25 * MiB, id.id);
-    const stream = (await PdfStream.start(s3.store, { id, metadata: {} }, { size: bytes.length, sha256: sha(bytes) }))!;
+    const { bytes, stream } = await announcedPdf(25 * MiB);
     const source = new PassThrough();
     const staging = stager.stage(source, LIMIT, 'pdf', stream);
     // More than the stream and socket buffers hold: written only if the store reads while the upload goes on.
@@ -135,9 +132,7 @@ describe('PdfStream on S3 (moto)', () => {
   });
 
   it('a source that fails mid-body: staging fails, abort leaves no object, no version', async () => {
-    const id = freshId();
-    const bytes = pdf(4 * MiB, id.id);
-    const stream = (await PdfStream.start(s3.store, { id, metadata: {} }, { size: bytes.length, sha256: sha(bytes) }))!;
+    const { id, bytes, stream } = await announcedPdf(4 * MiB);
     const source = new PassThrough();
     const staging = stager.stage(source, LIMIT, 'pdf', stream);
     source.write(bytes.subarray(0, 2 * MiB), () => source.destroy(new Error('aborted')));
@@ -147,9 +142,7 @@ describe('PdfStream on S3 (moto)', () => {
   });
 
   it('another writer creates the object meanwhile: finish stores nothing, staging completes, the other object stays', async () => {
-    const id = freshId();
-    const bytes = pdf(2 * MiB, id.id);
-    const stream = (await PdfStream.start(s3.store, { id, metadata: {} }, { size: bytes.length, sha256: sha(bytes) }))!;
+    const { id, bytes, stream } = await announcedPdf(2 * MiB);
     const other = Buffer.from('%PDF-1.7 other');
     await s3.store.putIfAbsent(keyOf(id), other, { contentType: 'application/pdf', metadata: {} });
     const staged = await stager.stage(chunked(bytes), LIMIT, 'pdf', stream);
@@ -176,15 +169,13 @@ describe('PdfStream on S3 (moto)', () => {
   }
 
   it('the store stores the object but its answer is lost: 201 written, the catalog written through', async () => {
-    const id = freshId();
-    const bytes = pdf(2 * MiB, id.id);
     const lost: ObjectStore = Object.assign(Object.create(s3.store) as ObjectStore, {
       putStreamIfAbsent: async (...args: Parameters<NonNullable<ObjectStore['putStreamIfAbsent']>>) => {
         await s3.store.putStreamIfAbsent!(...args);
         throw new Error('socket hang up'); // after the last byte: the object exists, its answer never came
       },
     });
-    const stream = (await PdfStream.start(lost, { id, metadata: {} }, { size: bytes.length, sha256: sha(bytes) }))!;
+    const { id, bytes, stream } = await announcedPdf(2 * MiB, lost);
     const { result, rows } = await upload(lost, bytes, id, stream);
     expect([result.created, result.record.unchanged, result.record.overwritten]).toEqual([true, false, false]);
     expect(rows).toEqual([
@@ -200,31 +191,23 @@ describe('PdfStream on S3 (moto)', () => {
   });
 
   it('the store fails after the last byte without storing: the staged file is written, 201', async () => {
-    const id = freshId();
-    const bytes = pdf(2 * MiB, id.id);
     const failing: ObjectStore = Object.assign(Object.create(s3.store) as ObjectStore, {
       putStreamIfAbsent: async (_key: string, body: Readable) => {
         for await (const chunk of body) void chunk; // the whole body read, then the store fails
         throw new Error('socket hang up');
       },
     });
-    const stream = (await PdfStream.start(failing, { id, metadata: {} }, { size: bytes.length, sha256: sha(bytes) }))!;
+    const { id, bytes, stream } = await announcedPdf(2 * MiB, failing);
     const { result, rows } = await upload(failing, bytes, id, stream);
     expect([result.created, rows.length]).toEqual([true, 1]);
     expect((await storedBytes(s3.store, keyOf(id)))!.equals(bytes)).toBe(true);
   });
 
   it("the row's pdf_uploaded_at is the object's created-at: the instant the stream began", async () => {
-    const id = freshId();
-    const bytes = pdf(2 * MiB, id.id);
     const began = Date.now();
     vi.useFakeTimers({ toFake: ['Date'], now: began });
     try {
-      const stream = (await PdfStream.start(
-        s3.store,
-        { id, metadata: {} },
-        { size: bytes.length, sha256: sha(bytes) },
-      ))!;
+      const { id, bytes, stream } = await announcedPdf(2 * MiB);
       vi.setSystemTime(began + 5_000); // a slow upload: it ends 5 s after it began
       const { rows } = await upload(s3.store, bytes, id, stream);
       const head = await s3.store.head(keyOf(id));

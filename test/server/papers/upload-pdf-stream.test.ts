@@ -54,6 +54,21 @@ async function post(b: Backend, id: string, body: Buffer, contentType: string, q
   return { status: res.status, body: (await res.json()) as Record<string, unknown> };
 }
 
+/**
+ * Starts a streamed upload of `pdf` to `id` whose client will go away: the request, headers sent, no body yet.
+ * Its socket errors are expected (the test destroys it).
+ */
+function abandonedUpload(b: Backend, id: string, pdf: Buffer) {
+  const { body, contentType } = multipart([{ name: 'pdf', filename: 'p.pdf', content: pdf }]);
+  const url = new URL(`${b.server.url}/api/papers/${id}/upload-pdf?expected_sha256=${sha(pdf)}`);
+  const request = http.request(url, {
+    method: 'POST',
+    headers: { ...AUTH, 'Content-Type': contentType, 'Content-Length': String(body.length) },
+  });
+  request.on('error', () => {});
+  return { request, body };
+}
+
 describe('upload-pdf streamed into S3 while staged', () => {
   let b: Backend;
   beforeAll(async () => {
@@ -183,13 +198,7 @@ describe('upload-pdf streamed into S3 while staged', () => {
   it('a client gone while the part headers are read: nothing staged or stored, the next upload is stored', async () => {
     const id = freshId();
     const pdf = bigPdf(2 * MiB, id);
-    const { body, contentType } = multipart([{ name: 'pdf', filename: 'p.pdf', content: pdf }]);
-    const url = new URL(`${b.server.url}/api/papers/${id}/upload-pdf?expected_sha256=${sha(pdf)}`);
-    const request = http.request(url, {
-      method: 'POST',
-      headers: { ...AUTH, 'Content-Type': contentType, 'Content-Length': String(body.length) },
-    });
-    request.on('error', () => {}); // the socket is destroyed on purpose
+    const { request, body } = abandonedUpload(b, id, pdf);
     request.write(body.subarray(0, 20), () => request.destroy());
     await new Promise((resolve) => request.once('close', resolve));
     expect((await uploadPdf(b.server, id, pdf, `expected_sha256=${sha(pdf)}`)).status).toBe(201);
@@ -200,13 +209,7 @@ describe('upload-pdf streamed into S3 while staged', () => {
   it('a client gone mid-body leaves no object, no version and no staged file; the server keeps serving', async () => {
     const id = freshId();
     const pdf = bigPdf(8 * MiB, id);
-    const { body, contentType } = multipart([{ name: 'pdf', filename: 'p.pdf', content: pdf }]);
-    const url = new URL(`${b.server.url}/api/papers/${id}/upload-pdf?expected_sha256=${sha(pdf)}`);
-    const request = http.request(url, {
-      method: 'POST',
-      headers: { ...AUTH, 'Content-Type': contentType, 'Content-Length': String(body.length) },
-    });
-    request.on('error', () => {}); // the socket is destroyed on purpose
+    const { request, body } = abandonedUpload(b, id, pdf);
     request.write(body.subarray(0, 3 * MiB));
     // Staging (and so the streamed write) has begun before the client goes.
     await vi.waitFor(async () => expect(await stagedLeftovers(b.server)).not.toEqual([]), { timeout: 20_000 });

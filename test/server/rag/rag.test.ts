@@ -4,27 +4,18 @@
  * reranking and its fallback, upstream errors.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startEmbedDouble, type EmbedDouble } from '../../support/upstreams/embed.js';
-import { chunkPoint, startQdrantDouble, type QdrantDouble } from '../../support/upstreams/qdrant.js';
-import { accessEnv, startDoubles, type Doubles } from '../access/support/harness.js';
+import { chunkPoint } from '../../support/upstreams/qdrant.js';
+import { accessEnv } from '../access/support/harness.js';
 import { AUTH, startAccessServer, type AccessServer } from '../access/support/server.js';
+import { startRagDoubles, type RagDoubles } from './support.js';
 
-let d: Doubles;
-let qdrant: QdrantDouble;
-let embed: EmbedDouble;
+let rag: RagDoubles;
 let s: AccessServer;
 
 beforeAll(async () => {
-  d = await startDoubles();
-  [qdrant, embed] = await Promise.all([startQdrantDouble(), startEmbedDouble()]);
-  s = await startAccessServer({
-    ...accessEnv(d),
-    SVC_RAG_VECTORDB_URL: qdrant.baseUrl,
-    SVC_RAG_VECTORDB_API_KEY: 'qdrant-key',
-    SVC_RAG_EMBED_URL: embed.baseUrl,
-    SVC_RAG_EMBED_TOKEN: 'embed-token',
-  });
-  qdrant.points = [
+  rag = await startRagDoubles();
+  s = await startAccessServer(rag.env);
+  rag.qdrant.points = [
     chunkPoint(1, 'short', 0.9),
     chunkPoint(2, 'a much longer chunk of text', 0.8),
     chunkPoint(3, 'mid length', 0.7),
@@ -32,7 +23,7 @@ beforeAll(async () => {
 });
 afterAll(async () => {
   await s?.close();
-  await Promise.all([d?.close(), qdrant?.close(), embed?.close()]);
+  await rag?.close();
 });
 
 const search = (body: unknown, headers: Record<string, string> = AUTH) =>
@@ -49,14 +40,14 @@ describe('healthz (anonymous)', () => {
     [200, 500, 'degraded'],
     [500, 503, 'down'],
   ])('vector DB %i, embed server %i → %s', async (vdb, emb, status) => {
-    qdrant.healthStatus = vdb;
-    embed.healthStatus = emb;
+    rag.qdrant.healthStatus = vdb;
+    rag.embed.healthStatus = emb;
     try {
       const res = await s.fetch('/api/rag/healthz');
       expect([res.status, await res.json()]).toEqual([200, { status }]);
     } finally {
-      qdrant.healthStatus = 200;
-      embed.healthStatus = 200;
+      rag.qdrant.healthStatus = 200;
+      rag.embed.healthStatus = 200;
     }
   });
 });
@@ -98,7 +89,7 @@ describe('search', () => {
       char_end: 299,
       image_refs: [],
     });
-    expect(qdrant.queries.at(-1)).toEqual({
+    expect(rag.qdrant.queries.at(-1)).toEqual({
       prefetch: [
         { query: [0.16, 0.5, 0.25], using: 'dense', limit: 2 },
         { query: { indices: [3, 17], values: [0.8, 0.2] }, using: 'sparse', limit: 2 },
@@ -113,10 +104,10 @@ describe('search', () => {
         ],
       },
     });
-    const qreq = qdrant.requests.at(-1)!;
+    const qreq = rag.qdrant.requests.at(-1)!;
     expect(qreq.url).toBe('/collections/pks_papers_v1/points/query');
     expect(qreq.headers['api-key']).toBe('qdrant-key');
-    const ereq = embed.requests.find((r) => r.url === '/embed?lane=query')!;
+    const ereq = rag.embed.requests.find((r) => r.url === '/embed?lane=query')!;
     expect(ereq.headers['authorization']).toBe('Bearer embed-token');
     expect(JSON.parse(ereq.body.toString())).toEqual({ texts: ['phase estimation'], return_sparse: true });
   });
@@ -126,18 +117,23 @@ describe('search', () => {
     const body = (await res.json()) as { reranked: boolean; results: { score: number }[] };
     expect(body.reranked).toBe(false);
     expect(body.results.map((r) => r.score)).toEqual([0.9, 0.8, 0.7]);
-    expect(qdrant.queries.at(-1)).toEqual({ query: [0.01, 0.5, 0.25], using: 'dense', limit: 3, with_payload: true });
+    expect(rag.qdrant.queries.at(-1)).toEqual({
+      query: [0.01, 0.5, 0.25],
+      using: 'dense',
+      limit: 3,
+      with_payload: true,
+    });
   });
 
   it('a failed rerank keeps the fusion order with reranked=false', async () => {
-    embed.answerNext('rerank', { status: 500, body: 'boom' });
+    rag.embed.answerNext('rerank', { status: 500, body: 'boom' });
     const body = (await (await search({ query: 'q', top_k: 3 })).json()) as {
       reranked: boolean;
       results: { score: number }[];
     };
     expect(body.reranked).toBe(false);
     expect(body.results.map((r) => r.score)).toEqual([0.9, 0.8, 0.7]);
-    expect(qdrant.queries.at(-1)!['limit']).toBe(50);
+    expect(rag.qdrant.queries.at(-1)!['limit']).toBe(50);
   });
 
   it.each([
@@ -153,13 +149,13 @@ describe('search', () => {
   });
 
   it('upstream failures → 502 search upstream error', async () => {
-    embed.answerNext('embed', { status: 503, body: 'down' });
+    rag.embed.answerNext('embed', { status: 503, body: 'down' });
     const embedDown = await search({ query: 'q' });
     expect([embedDown.status, await embedDown.json()]).toEqual([
       502,
       { detail: 'search upstream error: embed server HTTP 503' },
     ]);
-    qdrant.answerNextQuery({ status: 500, body: '{"status":{"error":"boom"}}' });
+    rag.qdrant.answerNextQuery({ status: 500, body: '{"status":{"error":"boom"}}' });
     const vdbDown = await search({ query: 'q' });
     expect(vdbDown.status).toBe(502);
     expect(((await vdbDown.json()) as { detail: string }).detail).toMatch(/^search upstream error: /);
@@ -173,12 +169,12 @@ describe('search', () => {
 describe('registration', () => {
   it('not registered without both URLs, or with paper access off', async () => {
     for (const env of [
-      { ...accessEnv(d), SVC_RAG_VECTORDB_URL: qdrant.baseUrl },
+      { ...accessEnv(rag.d), SVC_RAG_VECTORDB_URL: rag.qdrant.baseUrl },
       {
-        ...accessEnv(d),
+        ...accessEnv(rag.d),
         SVC_PAPER_ACCESS_ENABLED: 'false',
-        SVC_RAG_VECTORDB_URL: qdrant.baseUrl,
-        SVC_RAG_EMBED_URL: embed.baseUrl,
+        SVC_RAG_VECTORDB_URL: rag.qdrant.baseUrl,
+        SVC_RAG_EMBED_URL: rag.embed.baseUrl,
       },
     ]) {
       const off = await startAccessServer(env);

@@ -24,7 +24,7 @@ import { LocalObjectStore } from '../../../src/server/storage/local-store.js';
 import { requireUploadId } from '../../../src/shared/ids.js';
 import { pksd } from '../../support/cli.js';
 import { startMoto, type MotoServer } from '../../support/moto.js';
-import { useNeo4j } from '../../support/neo4j.js';
+import { graphEnv, useNeo4j } from '../../support/neo4j.js';
 import { objectStoreEnv, motoBuckets } from '../storage/backends.js';
 import { arxivOf, referenceFilter, refsOf, workNumber } from './reference.js';
 import { generateSnapshot, type GeneratedSnapshot } from './snapshot-gen.js';
@@ -51,9 +51,7 @@ function settings(extra: Record<string, string> = {}): { env: Record<string, str
       SVC_RAW_DIR: raw,
       SVC_DATA_DIR: path.join(home, 'data'),
       SVC_DB_DATA_DIR: path.join(home, 'pb'),
-      GRAPHDB_URI: db.server.boltUri,
-      GRAPHDB_USERNAME: db.server.username,
-      GRAPHDB_PASSWORD: db.server.password,
+      ...graphEnv(db.server),
       ...extra,
     },
   };

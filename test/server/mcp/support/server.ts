@@ -10,7 +10,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
 import { afterAll, afterEach, beforeAll, expect } from 'vitest';
 import type { Scope } from '../../../../src/shared/scopes.js';
-import { cypherRows, useNeo4j, type Neo4jServer } from '../../../support/neo4j.js';
+import { cypherRows, graphEnv, useNeo4j, type Neo4jServer } from '../../../support/neo4j.js';
 import { openTestIdentity, REPO_ROOT, startTestServer, testUser, type TestServer } from '../../../support/server.js';
 import { accessEnv, startDoubles, type Doubles } from '../../access/support/harness.js';
 import { storePaper } from '../../papers/registry-support.js';
@@ -39,9 +39,7 @@ export async function startMcpServer(neo: Neo4jServer, { pat, paper }: McpServer
     ...accessEnv(d),
     SVC_SYSTEM_PAT: pat,
     SVC_WIKI_DIR: wikiDir,
-    GRAPHDB_URI: neo.boltUri,
-    GRAPHDB_USERNAME: neo.username,
-    GRAPHDB_PASSWORD: neo.password,
+    ...graphEnv(neo),
   });
   await storePaper({ fetch: srv.fetch, auth }, paper.id, paper.markdown, paper.images);
   await cypherRows(neo, "MERGE (:Concept {id: 'qubit'})-[:RELATED_TO]->(:Concept {id: 'gate'})");
