@@ -10,8 +10,9 @@ import { describe, expect, it } from 'vitest';
 import { IdIndex, versionSplit } from '../../../src/server/papers/index/id-index.js';
 import { IndexTable } from '../../../src/server/papers/index/table.js';
 import { emptyRow, type IndexRow } from '../../../src/server/papers/index/row.js';
-import { PaperIndex, type IndexPersistence } from '../../../src/server/papers/paper-index.js';
+import { PaperIndex } from '../../../src/server/papers/paper-index.js';
 import { requireUploadId } from '../../../src/shared/ids.js';
+import { loadedFrom } from './loaded-index-support.js';
 
 const paper = fc.oneof(
   fc.integer({ min: 0, max: 40 }).map((n) => `2501.${String(n).padStart(5, '0')}`),
@@ -135,22 +136,6 @@ describe('IdIndex against Map', () => {
 });
 
 describe('orders over a loaded sorted prefix', () => {
-  /** A persistence whose object is `rows` decoded in bulk, as a load of a file in id order gives. */
-  const loadedFrom = (rows: IndexRow[]): IndexPersistence => ({
-    load: () => Promise.resolve(bulkTable(rows)),
-    reload: () => Promise.resolve('unchanged'),
-    save: () => Promise.resolve('stored'),
-  });
-  const bulkTable = (rows: IndexRow[]) => {
-    const table = new IndexTable(1);
-    table.allocate(rows.length);
-    rows.forEach((r, i) => {
-      table.ids[i] = r.preprint_id;
-      for (const [column, value] of Object.entries(r)) if (column !== 'preprint_id') table.setCell(i, column, value);
-    });
-    table.indexRows();
-    return table;
-  };
   const row = (n: number, at: number | null, hasMd: boolean): IndexRow => ({
     ...emptyRow(requireUploadId(`2503.${String(n).padStart(5, '0')}v1`), new Date(1000 + (at ?? 7))),
     has_pdf: true,

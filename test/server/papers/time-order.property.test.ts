@@ -6,11 +6,11 @@
 import fc from 'fast-check';
 import pino from 'pino';
 import { describe, expect, it } from 'vitest';
-import { IndexTable } from '../../../src/server/papers/index/table.js';
 import { rowsByTimeDescending } from '../../../src/server/papers/index/time-order.js';
 import { emptyRow, type IndexRow } from '../../../src/server/papers/index/row.js';
-import { PaperIndex, type IndexPersistence } from '../../../src/server/papers/paper-index.js';
+import { PaperIndex } from '../../../src/server/papers/paper-index.js';
 import { requireUploadId } from '../../../src/shared/ids.js';
+import { loadedFrom } from './loaded-index-support.js';
 
 /** The plain implementation: a stable comparison sort. */
 function plain(rows: readonly number[], times: Float64Array): number[] {
@@ -47,21 +47,6 @@ describe('rowsByTimeDescending', () => {
 });
 
 describe('the needs-parser and updated_at orders right after a load in id order', () => {
-  const bulkTable = (rows: IndexRow[]) => {
-    const table = new IndexTable(1);
-    table.allocate(rows.length);
-    rows.forEach((r, i) => {
-      table.ids[i] = r.preprint_id;
-      for (const [column, value] of Object.entries(r)) if (column !== 'preprint_id') table.setCell(i, column, value);
-    });
-    table.indexRows();
-    return table;
-  };
-  const loadedFrom = (rows: IndexRow[]): IndexPersistence => ({
-    load: () => Promise.resolve(bulkTable(rows)),
-    reload: () => Promise.resolve('unchanged'),
-    save: () => Promise.resolve('stored'),
-  });
   const stamp = fc.option(fc.integer({ min: -1_000_000_000_000, max: 4_000_000_000_000 }), { nil: null });
 
   it('equal a plain sort of the rows', async () => {
