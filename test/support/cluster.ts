@@ -2,12 +2,11 @@
  * Two (or N) real `pksd serve` processes sharing one deployment (CONTRACT §21), for the cluster-mode tests and
  * benchmarks of issue 24:
  *
- *   const c = await startCluster({ instances: 2, graph: false, upstreams: false, env: {} });
+ *   const c = await startCluster({ instances: 2, upstreams: false, env: {} });
  *   c.instances[i]  → { url, id ('a', 'b', …: SVC_INSTANCE_ID), pid, port, dir }
  *   c.proxyUrl      → a round-robin reverse proxy in front of every instance
  *   c.pgUrl         → the instances' `SVC_DB_URL`
  *   c.s3            → { moto, config } (the three buckets of this cluster)
- *   c.graph         → the Neo4j when `graph: true`, else null
  *   c.upstreams     → the arXiv/OpenAlex/MinerU doubles when `upstreams: true`, else null (paper access is then on)
  *   c.systemPat     → `SVC_SYSTEM_PAT` of every instance
  *   await c.superuserPat()          → a user PAT carrying every scope (user `root`, minted in the shared database)
@@ -21,7 +20,7 @@
  *
  * Engines: the database is a fresh one on the run's throwaway PostgreSQL cluster (test/support/postgres.ts: shared
  * through the vitest global setup, or a cluster of this process outside vitest, e.g. a benchmark), dropped by
- * `stop()`; one moto S3 server with fresh buckets; optionally one Neo4j. Each instance runs from the TypeScript
+ * `stop()`; one moto S3 server with fresh buckets. Each instance runs from the TypeScript
  * sources (no build needed) with its own SVC_DATA_DIR / SVC_DB_DATA_DIR / SVC_RAW_DIR / SVC_WIKI_DIR under a temp
  * dir, on a loopback port. `instanceEnv(i)` adds per-instance settings (e.g. each instance's wiki checkout).
  * Readiness is `GET /api/health` answering 200, never a sleep.
@@ -50,15 +49,12 @@ import { accessEnv, startDoubles, type Doubles } from '../server/access/support/
 import { motoBuckets, objectStoreEnv } from '../server/storage/backends.js';
 import { freePort } from './free-port.js';
 import { startMoto, type MotoServer } from './moto.js';
-import { graphEnv, startNeo4j, type Neo4jServer } from './neo4j.js';
 import { createDatabase, dropDatabase, runCluster, type PostgresCluster } from './postgres.js';
 import { dirSettings, REPO_ROOT, testConfig, testUser } from './server.js';
 
 export interface ClusterOptions {
   /** How many `pksd serve` processes (default 2). */
   readonly instances?: number;
-  /** Start a Neo4j and point every instance at it (default false). */
-  readonly graph?: boolean;
   /** Settings of every instance, over the cluster's own (e.g. `SVC_PREPRINT_FETCH_RPS`). */
   readonly env?: Record<string, string>;
   /** Settings of instance `i` only, over `env`. */
@@ -85,7 +81,6 @@ export interface Cluster {
   readonly proxyUrl: string;
   readonly pgUrl: string;
   readonly s3: { readonly moto: MotoServer; readonly config: ObjectStoreConfig };
-  readonly graph: Neo4jServer | null;
   readonly upstreams: Doubles | null;
   readonly systemPat: string;
   superuserPat(): Promise<string>;
@@ -322,9 +317,6 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
     cleanups.push(() => moto.stop());
     const buckets = await motoBuckets(moto);
 
-    const graph = options.graph ? await startNeo4j() : null;
-    if (graph) cleanups.push(() => graph.stop());
-
     const upstreams = options.upstreams ? await startDoubles() : null;
     if (upstreams) cleanups.push(() => upstreams.close());
 
@@ -335,7 +327,6 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       SVC_SYSTEM_PAT: CLUSTER_SYSTEM_PAT,
       SVC_ALLOWED_IDP_LOGINS: ALLOWED_LOGINS,
       SVC_LOG_LEVEL: 'info',
-      ...(graph ? graphEnv(graph) : {}),
       ...(upstreams ? accessEnv(upstreams) : {}),
       ...options.env,
     };
@@ -381,7 +372,6 @@ export async function startCluster(options: ClusterOptions = {}): Promise<Cluste
       proxyUrl: proxy.url,
       pgUrl,
       s3: { moto, config: buckets },
-      graph,
       upstreams,
       systemPat: CLUSTER_SYSTEM_PAT,
       identity: openShared,
