@@ -59,6 +59,8 @@ export function buildSnapshot(scan: WikiScan, now: Date = new Date()): WikiSnaps
 /** `buildSnapshot`, building the search index in slices that yield to the event loop. */
 export async function buildSnapshotAsync(scan: WikiScan, now: Date = new Date()): Promise<WikiSnapshot> {
   const base = assemble(scan, now);
+  // assemble() holds the thread for tens of ms on a large wiki: let waiting work run before the index slices.
+  await new Promise<void>((resolve) => setImmediate(resolve));
   return { ...base, search: await WikiSearchIndex.build(base.pages) };
 }
 
