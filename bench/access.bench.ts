@@ -9,7 +9,9 @@
  *    (from /proc: moto is a child of this process). Then the same comparison with moto taken out: a second pksd and
  *    the SDK on a stand-in store (a child Node process that forwards to moto until told to replay, then answers the
  *    GETs it recorded from memory, on kept-alive connections), to show what the ratio is when the store is not the
- *    bottleneck. The moto ratio is recorded as the issue's `markdown` row (bench/support/targets.ts).
+ *    bottleneck, and a bare Fastify route serving the same GetObject (piped, then as one buffer) to show what
+ *    serving it over HTTP costs without pksd (with `ACCESS_BENCH_CPU_PROFILE=<file>`, one more round of hits on the
+ *    stand-in store is profiled into `<file>`). The moto ratio is recorded as the issue's `markdown` row (bench/support/targets.ts).
  * 2. `GET …/markdown/status` of a job in progress against a bare Fastify route answering a snapshot of the same
  *    size (target ratio ≥ 0.6).
  * 3. 1,000 markdown jobs queued behind the parser slots: server RSS growth (target < 100 MiB) and status p99
@@ -18,7 +20,8 @@
  */
 import { GetObjectCommand } from '@aws-sdk/client-s3';
 import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { Session } from 'node:inspector/promises';
 import Fastify from 'fastify';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createS3Clients } from '../src/server/storage/s3-client.js';
@@ -239,6 +242,68 @@ async function storedMarkdown(s: AccessServer, id: string): Promise<string> {
 }
 
 /**
+ * What serving the GetObject over HTTP costs without pksd: a bare Fastify route answering the same object from the
+ * same store through the same SDK client, its body piped (`stream`) or read whole and sent as one buffer (`buffer`);
+ * main-thread CPU per request, median of `ROUNDS` alternating. pksd's hit minus the matching bare route is pksd's
+ * own work (routing over its routes, hooks, guard, id resolution, headers).
+ */
+async function bareHits(s: AccessServer, key: string): Promise<void> {
+  const clients = createS3Clients(s.config.objectStore!, null);
+  const Bucket = s.config.objectStore!.buckets.markdown;
+  const bare = Fastify();
+  bare.get('/stream', async (_req, reply) => {
+    const r = await clients.internal.send(new GetObjectCommand({ Bucket, Key: key }));
+    reply.header('Content-Type', r.ContentType).header('Content-Length', String(r.ContentLength));
+    return reply.send(r.Body);
+  });
+  bare.get('/buffer', async (_req, reply) => {
+    const r = await clients.internal.send(new GetObjectCommand({ Bucket, Key: key }));
+    const body = Buffer.from(await r.Body!.transformToByteArray());
+    return reply.header('Content-Type', r.ContentType).send(body);
+  });
+  await bare.listen({ host: '127.0.0.1', port: 0 });
+  const base = `http://127.0.0.1:${(bare.server.address() as { port: number }).port}`;
+  try {
+    const cpu: Record<'stream' | 'buffer', number[]> = { stream: [], buffer: [] };
+    for (let i = 0; i < ROUNDS; i++) {
+      for (const mode of ['stream', 'buffer'] as const) {
+        const r = await withCpu(() => runLoad({ ...LOAD, urls: [`${base}/${mode}`] }));
+        expect(r.errors + r.non2xx).toBe(0);
+        cpu[mode].push(r.cpuUs);
+      }
+    }
+    report(
+      `  bare Fastify route + SDK GetObject on the stand-in store, main-thread CPU per request (median of ${ROUNDS}): ` +
+        `body piped ${median(cpu.stream).toFixed(0)} µs, sent as one buffer ${median(cpu.buffer).toFixed(0)} µs; ` +
+        `load average ${loadAverage()}`,
+    );
+  } finally {
+    await bare.close();
+    clients.destroy();
+  }
+}
+
+/**
+ * With `ACCESS_BENCH_CPU_PROFILE=<file>`: one more round of cache hits on the stand-in store under the inspector's
+ * sampling profiler (this thread: the server and its SDK calls; 100 µs), written to `<file>` (a .cpuprofile).
+ */
+async function profiledHits(url: string, file: string): Promise<void> {
+  const session = new Session();
+  session.connect();
+  try {
+    await session.post('Profiler.enable');
+    await session.post('Profiler.setSamplingInterval', { interval: 100 });
+    await session.post('Profiler.start');
+    const hit = await runLoad({ ...LOAD, urls: [url], headers: AUTH });
+    const { profile } = await session.post('Profiler.stop');
+    writeFileSync(file, JSON.stringify(profile));
+    report(`  profiled round: ${hit.requests} hits, profile in ${file}`);
+  } finally {
+    session.disconnect();
+  }
+}
+
+/**
  * The comparison with moto taken out: a second pksd whose store is the stand-in (forwarding to moto while the
  * markdown is converted and read once, then replaying the recorded GETs), against the SDK on the same stand-in.
  */
@@ -250,6 +315,8 @@ async function withoutMoto(): Promise<void> {
     await sdkGets(s2, '2509/2509.00003v1.md');
     await fetch(`${standIn.endpoint}/__stand-in/replay`);
     await compareHits(s2, url, '2509/2509.00003v1.md', { name: 'stand-in store', pid: standIn.child.pid! });
+    await bareHits(s2, '2509/2509.00003v1.md');
+    if (process.env.ACCESS_BENCH_CPU_PROFILE) await profiledHits(url, process.env.ACCESS_BENCH_CPU_PROFILE);
     const stats = (await (await fetch(`${standIn.endpoint}/__stand-in/stats`)).json()) as { forwarded: number };
     report(`  stand-in store: ${JSON.stringify(stats)} (forwarded: requests moto answered while replaying)`);
   } finally {

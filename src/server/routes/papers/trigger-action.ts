@@ -3,11 +3,13 @@
  * or start (or join) a job and answer its §11.2 snapshot.
  */
 import { Type, type TSchema } from '@sinclair/typebox';
+import type { Readable } from 'node:stream';
+import { buffer } from 'node:stream/consumers';
 import type { AccessKind } from '../../access/engine.js';
 import type { PaperAccess, TriggerSnapshot } from '../../access/service.js';
 import { statusPath } from '../../access/snapshot.js';
 import { JobSnapshot as Snapshot } from '../../../shared/api/jobs.js';
-import type { ByteRange } from '../../storage/object-store.js';
+import { objectStoreError, type ByteRange } from '../../storage/object-store.js';
 import { ErrorBody } from '../schemas.js';
 import { definePaperAction, ReadParams, type PaperAction } from './action.js';
 import { resolutionErrors, resolveRequested } from './resolution.js';
@@ -36,6 +38,29 @@ const RANGE_ANSWERS: Readonly<Record<number, TSchema>> = {
   206: Type.String({ description: 'the bytes of a `Range: bytes=<first>-[<last>]` (Content-Range)' }),
   416: { ...ErrorBody, description: 'the range starts past the end (Content-Range: bytes */<size>)' },
 };
+
+/**
+ * A markdown body of at most this many bytes is read whole and sent as one buffer: cheaper per request than piping
+ * the store's stream into the answer (issue 25), and held only as long as the write takes. The stored-object
+ * compression opt-out keys on the declared `Content-Length` (http/compression.ts), so it passes as stored either way.
+ */
+const WHOLE_BODY_BYTES = 64 * 1024;
+
+/**
+ * The store's `body` of `bytes` bytes: whole when small (a store failure while reading it, or fewer bytes than
+ * declared, is a 500), else as is.
+ */
+async function markdownBody(body: Readable, bytes: number, key: string): Promise<Readable | Buffer> {
+  if (bytes > WHOLE_BODY_BYTES) return body;
+  let whole: Buffer;
+  try {
+    whole = await buffer(body);
+  } catch (err) {
+    throw objectStoreError(`get ${key}: ${(err as Error).message}`, err);
+  }
+  if (whole.length !== bytes) throw objectStoreError(`get ${key}: ${whole.length} of ${bytes} bytes read`);
+  return whole;
+}
 
 /** The trigger read of `kind` at `path` (each path is declared by its own module). */
 export function triggerAction(access: PaperAccess, kind: AccessKind, path: string): PaperAction {
@@ -83,10 +108,14 @@ export function triggerAction(access: PaperAccess, kind: AccessKind, path: strin
         }
         if (result.range !== undefined) {
           const { start, end } = result.range;
+          const body = await markdownBody(result.body, end - start + 1, result.key);
           reply.header('Content-Type', result.contentType).header('Content-Length', String(end - start + 1));
           reply.header('Content-Range', `bytes ${start}-${end}/${result.size}`);
-          return reply.code(206).send(result.body);
+          return reply.code(206).send(body);
         }
+        const body = await markdownBody(result.body, result.size, result.key);
+        reply.header('Content-Type', result.contentType).header('Content-Length', String(result.size));
+        return reply.code(200).send(body);
       }
       if (result.type === 'content') {
         reply.header('Content-Type', result.contentType).header('Content-Length', String(result.size));
