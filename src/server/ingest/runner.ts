@@ -91,6 +91,9 @@ export class IngestRunner {
       step.status = 'running';
       step.started_at = rfc3339(this.now);
       step.message = 'running';
+      // A fetch starts `waiting` (§10.3): a poll between this save and the job's first update sees that, not null.
+      if (stage === 'fetch')
+        step.progress = fetchProgress({ phase: 'waiting', attempt: 1, bytesReceived: 0, bytesTotal: null });
       task.message = `${stage}: running`;
       this.touch(task);
       await this.store.save(task);
