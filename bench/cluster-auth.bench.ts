@@ -12,7 +12,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { createDatabase, runCluster } from '../test/support/postgres.js';
-import { openTestIdentity, startTestServer, testUser, type TestServer } from '../test/support/server.js';
+import { openTestIdentity, startTestServer, testPat, type TestServer } from '../test/support/server.js';
 import { generateWiki, type GeneratedWiki } from '../test/wiki/generate.js';
 import { runLoad, type LoadResult } from './support/load.js';
 import { machine, report, verdict } from './support/papers-util.js';
@@ -40,14 +40,7 @@ async function server(env: Record<string, string>): Promise<{ server: TestServer
   const srv = await startTestServer({ SVC_WIKI_DIR: generated.dir, SVC_LOG_LEVEL: 'error', ...env });
   const identity = await openTestIdentity(srv.config);
   try {
-    const user = await testUser(identity, 'alice');
-    const pat = await identity.pats.mint(user.id, {
-      name: 'bench',
-      description: '',
-      expiresInDays: 1,
-      scopes: ['wiki:read'],
-    });
-    return { server: srv, pat: pat.plaintext };
+    return { server: srv, pat: await testPat(identity, 'alice', ['wiki:read'], 'bench') };
   } finally {
     await identity.close();
   }

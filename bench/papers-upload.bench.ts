@@ -22,12 +22,12 @@ import { freePort } from '../test/support/free-port.js';
 import { startMoto, type MotoServer } from '../test/support/moto.js';
 import { dirSettings, spawnPksd, waitForOutput } from '../test/support/server.js';
 import { motoBuckets, objectStoreEnv } from '../test/server/storage/backends.js';
+import { median } from './support/load.js';
 import {
   machine,
   mib,
   MiB,
   ms,
-  percentile,
   procMemory,
   report,
   sampleRss,
@@ -163,7 +163,6 @@ test('upload-pdf throughput vs direct PutObject, and server RSS growth', async (
   );
   expect(head.ContentLength).toBe(SIZE);
 
-  const median = (values: readonly number[]) => percentile(values, 0.5);
   const rate = (t: number) => `${((SIZE / MiB / t) * 1000).toFixed(0)} MiB/s`;
   const medianDirect = median(direct);
   const medianServer = median(viaServer);

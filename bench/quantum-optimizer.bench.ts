@@ -14,11 +14,9 @@
  * checked equal to its input up to global phase (full unitary ≤ 10 qubits, else the validator's statevector method
  * with six input states) within 1e-10. pks's optimiser time is printed beside Qiskit's transpile time.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import {
   checkEquivalence,
@@ -29,11 +27,10 @@ import {
   type Circuit,
   type Gate,
 } from '../src/quantum/index.js';
-import { VENV_PYTHON } from '../test/support/python.js';
 import { mulberry32 } from '../test/support/random.js';
 import { machine, percentile } from './support/papers-util.js';
+import { runQiskitScript } from './support/qiskit.js';
 
-const run = promisify(execFile);
 const CIRCUITS = 240;
 
 /** Lowers each pks output (level 0) and transpiles each input at level 3, both to {u, cx}; times level 3. */
@@ -42,11 +39,7 @@ import json, sys, time
 from qiskit import transpile
 from qiskit.transpiler import PassManager, generate_preset_pass_manager
 from qiskit.transpiler.passes import ElidePermutations
-
-def load(program):
-    scope = {"__name__": "pks_bench"}
-    exec(compile(program, "<generated>", "exec"), scope)
-    return scope["create_circuit"]()
+from qiskit_oracle import circuit_from_qiskit_program as load
 
 def counts(circuit):
     ops = circuit.count_ops()
@@ -160,13 +153,8 @@ test('pks O3 against Qiskit transpile level 3, both lowered to {u, cx}', async (
     worst = Math.max(worst, verdict.max_difference ?? 0);
   }
 
-  const jobFile = path.join(dir, 'jobs.json');
-  await writeFile(
-    jobFile,
-    JSON.stringify({ jobs: circuits.map((c, i) => ({ original: program(c), pks: program(outputs[i]!) })) }),
-  );
-  const { stdout } = await run(VENV_PYTHON, ['-c', QISKIT_SCRIPT, jobFile], { maxBuffer: 1 << 28 });
-  const results = JSON.parse(stdout) as {
+  const jobs = circuits.map((c, i) => ({ original: program(c), pks: program(outputs[i]!) }));
+  const results = (await runQiskitScript(QISKIT_SCRIPT, dir, jobs)) as {
     pks: Counts;
     qiskit: Counts;
     shipped: Counts;

@@ -8,11 +8,9 @@
  * the same circuit (aer executes the program `pks codegen` writes) and the final states are compared. Best of 3
  * runs each; targets are reported, not asserted.
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import {
   circuitDepth,
@@ -26,11 +24,10 @@ import {
   type Gate,
   type QuantumIR,
 } from '../src/quantum/index.js';
-import { VENV_PYTHON } from '../test/support/python.js';
 import { mulberry32 } from '../test/support/random.js';
 import { peakRssMiB } from './support/load.js';
+import { runQiskitScript } from './support/qiskit.js';
 
-const run = promisify(execFile);
 const ROUNDS = 3;
 
 /** Times `create_circuit()` of a generated Qiskit program on AerSimulator with one thread; best of ROUNDS. */
@@ -179,8 +176,6 @@ test('quantum simulator benchmark', async () => {
     dump: path.join(dir, `aer-${i}.bin`),
     program: generateCode(irOf(c.circuit), 'qiskit'),
   }));
-  const jobFile = path.join(dir, 'jobs.json');
-  await writeFile(jobFile, JSON.stringify({ jobs }));
 
   const mine = cases.map((c) => {
     let result: Float64Array = new Float64Array();
@@ -190,8 +185,7 @@ test('quantum simulator benchmark', async () => {
     return { ...timing, result };
   });
 
-  const { stdout } = await run(VENV_PYTHON, ['-c', AER_SCRIPT, jobFile], { maxBuffer: 1 << 26 });
-  const aer = JSON.parse(stdout) as { results: AerResult[]; peak_rss_mib: number };
+  const aer = (await runQiskitScript(AER_SCRIPT, dir, jobs)) as { results: AerResult[]; peak_rss_mib: number };
 
   for (const [i, c] of cases.entries()) {
     const a = aer.results[i]!;

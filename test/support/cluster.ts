@@ -17,6 +17,7 @@
  *   await c.kill9(i)                → SIGKILL, wait for the exit (the instance stays down until `restart(i)`)
  *   c.logs(i)                       → the instance's stderr so far (pino JSON lines)
  *   await c.stop()                  → stops everything (SIGKILL after a grace period: never hangs); safe twice
+ *   const cluster = useCluster()    → a getter of a cluster started before the calling file's tests, stopped after
  *
  * Engines: the database is a fresh one on the run's throwaway PostgreSQL cluster (test/support/postgres.ts: shared
  * through the vitest global setup, or a cluster of this process outside vitest, e.g. a benchmark), dropped by
@@ -47,6 +48,7 @@ import type { ObjectStoreConfig } from '../../src/server/config/types.js';
 import { SCOPE_NAMES } from '../../src/shared/scopes.js';
 import { accessEnv, startDoubles, type Doubles } from '../server/access/support/harness.js';
 import { motoBuckets, objectStoreEnv } from '../server/storage/backends.js';
+import { useFixture } from './fixture.js';
 import { freePort } from './free-port.js';
 import { startMoto, type MotoServer } from './moto.js';
 import { createDatabase, dropDatabase, runCluster, type PostgresCluster } from './postgres.js';
@@ -277,6 +279,15 @@ function startProxy(upstreams: readonly RunningInstance[]): Promise<{ url: strin
       });
     });
   });
+}
+
+/** `startCluster(options)` for the tests of the calling file, stopped after them; returns a getter of the cluster. */
+export function useCluster(options: ClusterOptions = {}): () => Cluster {
+  return useFixture(
+    'the cluster',
+    () => startCluster(options),
+    (cluster) => cluster.stop(),
+  );
 }
 
 /** Starts the engines, N instances (in parallel) and the proxy; everything started is stopped if a step fails. */

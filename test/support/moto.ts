@@ -1,5 +1,5 @@
-import { afterAll, beforeAll } from 'vitest';
 import { spawn } from 'node:child_process';
+import { useFixture } from './fixture.js';
 import { freePort } from './free-port.js';
 import { VENV_PYTHON } from './python.js';
 
@@ -96,15 +96,5 @@ export async function startMoto(): Promise<MotoServer> {
  * use inside tests and hooks.
  */
 export function useMoto(): () => MotoServer {
-  let server: MotoServer | undefined;
-  beforeAll(async () => {
-    server = await startMoto();
-  });
-  afterAll(async () => {
-    await server?.stop();
-  });
-  return () => {
-    if (!server) throw new Error('moto is not running (useMoto() getter called outside a test)');
-    return server;
-  };
+  return useFixture('moto', startMoto, (server) => server.stop());
 }

@@ -1,11 +1,11 @@
 import neo4j from 'neo4j-driver';
-import { afterAll, beforeAll } from 'vitest';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { createGraphClient, type GraphClient } from '../../src/server/graph/driver.js';
+import { useFixture } from './fixture.js';
 import { freePort } from './free-port.js';
 
 export interface Neo4jServer {
@@ -201,19 +201,17 @@ export interface Neo4jFixture {
  * and closes both afterwards; the returned fixture's properties are for use inside tests and hooks.
  */
 export function useNeo4j(options: Neo4jOptions = {}): Neo4jFixture {
-  let running: Neo4jFixture | undefined;
-  beforeAll(async () => {
-    const server = await startNeo4j(options);
-    running = { server, graph: graphClientFor(server) };
-  });
-  afterAll(async () => {
-    await running?.graph.close();
-    await running?.server.stop();
-  });
-  const current = (): Neo4jFixture => {
-    if (!running) throw new Error('Neo4j is not running (useNeo4j() fixture used outside a test)');
-    return running;
-  };
+  const current = useFixture(
+    'Neo4j',
+    async (): Promise<Neo4jFixture> => {
+      const server = await startNeo4j(options);
+      return { server, graph: graphClientFor(server) };
+    },
+    async ({ server, graph }) => {
+      await graph.close();
+      await server.stop();
+    },
+  );
   return {
     get server() {
       return current().server;

@@ -10,6 +10,7 @@ import { buildConfig } from '../../src/server/config/load.js';
 import type { Config } from '../../src/server/config/types.js';
 import { createLogger } from '../../src/server/logger.js';
 import { startServer, type RunningServer } from '../../src/server/runtime.js';
+import type { Scope } from '../../src/shared/scopes.js';
 import { freePort } from './free-port.js';
 import { userDbEnv } from './user-db.js';
 
@@ -122,6 +123,12 @@ export async function testUser(identity: Identity, login: string): Promise<User>
     avatar: '',
   });
   return user;
+}
+
+/** The plaintext of a PAT named `name` with `scopes`, valid for a day, of user `login` (made as `testUser` makes it). */
+export async function testPat(identity: Identity, login: string, scopes: Scope[], name: string): Promise<string> {
+  const user = await testUser(identity, login);
+  return (await identity.pats.mint(user.id, { name, description: '', expiresInDays: 1, scopes })).plaintext;
 }
 
 export interface ChildResult {

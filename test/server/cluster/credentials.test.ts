@@ -4,21 +4,17 @@
  * although the other had just verified (and cached) the credential. Each fails on a single-process design: with a
  * user database per instance, B does not know A's PAT, and A keeps honouring what B revoked.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCluster, type Cluster } from '../../support/cluster.js';
+import { describe, expect, it } from 'vitest';
+import { useCluster } from '../../support/cluster.js';
 
-let c: Cluster;
-beforeAll(async () => {
-  c = await startCluster();
-});
-afterAll(() => c?.stop());
+const cluster = useCluster();
 
 const A = 0;
 const B = 1;
 const REFUSAL_BOUND_MS = 1_000;
 
 const call = (index: number, pathname: string, token: string, init: RequestInit = {}): Promise<Response> =>
-  fetch(c.instances[index]!.url + pathname, {
+  fetch(cluster().instances[index]!.url + pathname, {
     ...init,
     headers: { Authorization: `Bearer ${token}`, ...init.headers },
   });
@@ -57,19 +53,21 @@ async function mintPat(index: number, session: string, name: string): Promise<{ 
 
 describe('cluster: credentials', () => {
   it('the instances are separate processes with their own ids behind one proxy', async () => {
-    expect(c.instances.map((i) => i.id)).toEqual(['a', 'b']);
-    expect(new Set(c.instances.map((i) => i.pid)).size).toBe(2);
-    expect(c.instances[A]!.url).not.toBe(c.instances[B]!.url);
-    const pat = await c.superuserPat();
+    expect(cluster().instances.map((i) => i.id)).toEqual(['a', 'b']);
+    expect(new Set(cluster().instances.map((i) => i.pid)).size).toBe(2);
+    expect(cluster().instances[A]!.url).not.toBe(cluster().instances[B]!.url);
+    const pat = await cluster().superuserPat();
     for (let n = 0; n < 4; n++) {
-      const res = await fetch(`${c.proxyUrl}/api/papers/stats`, { headers: { Authorization: `Bearer ${pat}` } });
+      const res = await fetch(`${cluster().proxyUrl}/api/papers/stats`, {
+        headers: { Authorization: `Bearer ${pat}` },
+      });
       expect(res.status).toBe(200);
       await res.arrayBuffer();
     }
   });
 
   it('a PAT minted on A works on B; revoked on B, A refuses it within 1 s', async () => {
-    const { session } = await c.signIn('alice');
+    const { session } = await cluster().signIn('alice');
     const pat = await mintPat(A, session, 'across');
     expect(await statusOf(B, '/api/papers/stats', pat.plaintext)).toBe(200);
     expect(await statusOf(A, '/api/papers/stats', pat.plaintext)).toBe(200); // now in A's verify cache
@@ -83,7 +81,7 @@ describe('cluster: credentials', () => {
   });
 
   it('a session ended on B (auth-logout) is refused by A within 1 s', async () => {
-    const { session } = await c.signIn('bob');
+    const { session } = await cluster().signIn('bob');
     expect(await statusOf(A, '/api/pat', session)).toBe(200);
     expect(await statusOf(B, '/api/pat', session)).toBe(200);
 
@@ -94,14 +92,14 @@ describe('cluster: credentials', () => {
   });
 
   it('a user deleted on A (admin route) is refused by B within 1 s, session and PAT alike', async () => {
-    const { user, session } = await c.signIn('carol');
+    const { user, session } = await cluster().signIn('carol');
     const pat = await mintPat(B, session, 'doomed');
     expect(await statusOf(B, '/api/pat', session)).toBe(200);
     expect(await statusOf(B, '/api/papers/stats', pat.plaintext)).toBe(200);
 
-    const identity = await c.identity();
+    const identity = await cluster().identity();
     await identity.superusers.upsert('admin@example.org', 'cluster-admin-password');
-    const signin = await fetch(`${c.instances[A]!.url}/api/collections/_superusers/auth-with-password`, {
+    const signin = await fetch(`${cluster().instances[A]!.url}/api/collections/_superusers/auth-with-password`, {
       method: 'POST',
       headers: { 'Content-Type': 'application/json' },
       body: JSON.stringify({ identity: 'admin@example.org', password: 'cluster-admin-password' }),

@@ -3,14 +3,10 @@
  * `pksd serve` on one PostgreSQL hit the limit at the same total as one instance would. On a single-process design
  * each instance would allow the full limit (20 PATs a minute instead of 10).
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startCluster, type Cluster } from '../../support/cluster.js';
+import { describe, expect, it } from 'vitest';
+import { useCluster } from '../../support/cluster.js';
 
-let c: Cluster;
-beforeAll(async () => {
-  c = await startCluster();
-});
-afterAll(() => c?.stop());
+const cluster = useCluster();
 
 const PAT_LIMIT = 10;
 const DEVICE_CODE_LIMIT = 30;
@@ -18,11 +14,11 @@ const DEVICE_REQUEST = JSON.stringify({ name: 'cli', expires_in_days: 30, scopes
 
 describe('cluster: §7.7 rate limits are counted across instances', () => {
   it('POST /api/pat alternating A, B: ten succeed, the eleventh is 429 whichever instance gets it', async () => {
-    const { session } = await c.signIn('alice');
+    const { session } = await cluster().signIn('alice');
     const statuses: number[] = [];
     let refusal: { body: unknown; retryAfter: string | null } | undefined;
     for (let n = 0; n < PAT_LIMIT + 2; n++) {
-      const instance = c.instances[n % 2]!;
+      const instance = cluster().instances[n % 2]!;
       const res = await fetch(`${instance.url}/api/pat`, {
         method: 'POST',
         headers: { Authorization: `Bearer ${session}`, 'Content-Type': 'application/json' },
@@ -41,7 +37,7 @@ describe('cluster: §7.7 rate limits are counted across instances', () => {
     expect(Number(refusal!.retryAfter)).toBeGreaterThanOrEqual(1);
     expect(Number(refusal!.retryAfter)).toBeLessThanOrEqual(60);
     // Ten tokens exist, not twenty.
-    const identity = await c.identity();
+    const identity = await cluster().identity();
     const alice = (await identity.users.find('alice'))[0]!;
     expect(await identity.pats.list(alice.id)).toHaveLength(PAT_LIMIT);
   });
@@ -53,7 +49,7 @@ describe('cluster: §7.7 rate limits are counted across instances', () => {
     const statuses: number[] = [];
     const verificationUris = new Set<string>();
     for (let n = 0; n < DEVICE_CODE_LIMIT + 1; n++) {
-      const res = await fetch(`${c.proxyUrl}/api/oauth/device/code`, {
+      const res = await fetch(`${cluster().proxyUrl}/api/oauth/device/code`, {
         method: 'POST',
         headers: from('203.0.113.7'),
         body: DEVICE_REQUEST,
@@ -64,11 +60,11 @@ describe('cluster: §7.7 rate limits are counted across instances', () => {
       else await res.arrayBuffer();
     }
     // The public base is the proxy's (X-Forwarded-Host believed from the trusted proxy), on both instances.
-    expect([...verificationUris]).toEqual([`${c.proxyUrl}/device`]);
+    expect([...verificationUris]).toEqual([`${cluster().proxyUrl}/device`]);
     expect(statuses.slice(0, DEVICE_CODE_LIMIT).every((s) => s === 200)).toBe(true);
     expect(statuses[DEVICE_CODE_LIMIT]).toBe(429);
     // Another client is not limited by that one's window.
-    const other = await fetch(`${c.proxyUrl}/api/oauth/device/code`, {
+    const other = await fetch(`${cluster().proxyUrl}/api/oauth/device/code`, {
       method: 'POST',
       headers: from('203.0.113.8'),
       body: DEVICE_REQUEST,

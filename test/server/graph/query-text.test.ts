@@ -107,7 +107,7 @@ describe('accepted query texts', () => {
     ['CREATE of a pattern', 'create (n:Evil) RETURN n'],
     ['CREATE of a named path', '/* c */ CREATE p = (a)-[:R]->(b) RETURN p'],
   ])('%s', (_label, query) => {
-    expect(refusal(query)).toBeNull();
+    expect(() => prepareQuery(query, undefined)).not.toThrow();
   });
 });
 

@@ -1,15 +1,15 @@
-import { CreateBucketCommand, S3Client } from '@aws-sdk/client-s3';
 import { execFileSync } from 'node:child_process';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { ObjectStoreConfig } from '../../../src/server/config/types.js';
 import { startMoto, type MotoServer } from '../../support/moto.js';
 import { graphEnv, startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
+import { motoBuckets, objectStoreEnv } from '../storage/backends.js';
 
 const SYSTEM_PAT = 'health-test-system-pat-0001';
-const BUCKETS = { pdf: 'pks-pdf', markdown: 'pks-md', images: 'pks-images' };
 
 function gitWiki(): string {
   const dir = mkdtempSync(path.join(os.tmpdir(), 'wiki-'));
@@ -25,28 +25,17 @@ function gitWiki(): string {
 describe('GET /api/health with real dependencies', () => {
   let moto: MotoServer;
   let neo4j: Neo4jServer;
+  let s3: ObjectStoreConfig;
   let srv: TestServer;
   let wiki: string;
 
   beforeAll(async () => {
     [moto, neo4j] = await Promise.all([startMoto(), startNeo4j()]);
-    const s3 = new S3Client({
-      endpoint: moto.endpoint,
-      region: moto.region,
-      forcePathStyle: true,
-      credentials: { accessKeyId: moto.accessKeyId, secretAccessKey: moto.secretAccessKey },
-    });
-    for (const bucket of Object.values(BUCKETS)) await s3.send(new CreateBucketCommand({ Bucket: bucket }));
-    s3.destroy();
+    s3 = await motoBuckets(moto);
     wiki = gitWiki();
     srv = await startTestServer({
       SVC_SYSTEM_PAT: SYSTEM_PAT,
-      SVC_OBJ_ENDPOINT: moto.endpoint,
-      SVC_OBJ_ACCESS_KEY_ID: moto.accessKeyId,
-      SVC_OBJ_SECRET_ACCESS_KEY: moto.secretAccessKey,
-      SVC_OBJ_BUCKET_PDF: BUCKETS.pdf,
-      SVC_OBJ_BUCKET_MD: BUCKETS.markdown,
-      SVC_OBJ_BUCKET_IMAGES: BUCKETS.images,
+      ...objectStoreEnv(s3),
       ...graphEnv(neo4j),
       SVC_WIKI_DIR: wiki,
     });
@@ -67,7 +56,7 @@ describe('GET /api/health with real dependencies', () => {
       status: 'ok',
       backend: 's3-router',
       endpoint: moto.endpoint,
-      buckets: Object.values(BUCKETS),
+      buckets: Object.values(s3.buckets),
     });
     expect(Number.isInteger(rawstore.latency_ms)).toBe(true);
     expect(graphdb).toMatchObject({ status: 'ok', uri: neo4j.boltUri, database: null });
@@ -94,12 +83,8 @@ describe('GET /api/health with real dependencies', () => {
   it('a missing bucket degrades the rawstore check with the bucket named', async () => {
     const other = await startTestServer({
       SVC_SYSTEM_PAT: SYSTEM_PAT,
-      SVC_OBJ_ENDPOINT: moto.endpoint,
-      SVC_OBJ_ACCESS_KEY_ID: moto.accessKeyId,
-      SVC_OBJ_SECRET_ACCESS_KEY: moto.secretAccessKey,
-      SVC_OBJ_BUCKET_PDF: BUCKETS.pdf,
+      ...objectStoreEnv(s3),
       SVC_OBJ_BUCKET_MD: 'no-such-bucket',
-      SVC_OBJ_BUCKET_IMAGES: BUCKETS.images,
     });
     try {
       const body = await (

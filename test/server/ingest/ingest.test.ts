@@ -19,6 +19,7 @@ import {
   stopAccessStack,
   type AccessServer,
 } from '../access/support/server.js';
+import { DEFAULT_OPTIONS } from './support/options.js';
 
 type Task = Record<string, unknown> & {
   task_id: string;
@@ -156,15 +157,7 @@ describe('task and step states (§10.3)', () => {
       requested_id: '2507.00002',
       defaults_applied: ['version=v2 (no version specified; latest published version used)'],
       requester: 'system-pat',
-      options: {
-        parser: 'pdfparser',
-        stages: ['fetch', 'parse'],
-        stop_after: null,
-        force_fetch: false,
-        force_parse: false,
-        no_cache: false,
-        source_task_id: null,
-      },
+      options: DEFAULT_OPTIONS,
     });
     expect(done.steps.fetch).toMatchObject({
       status: 'succeeded',

@@ -15,6 +15,7 @@ import { pendingStep, type TaskDocument, type TaskStatus } from '../../../src/se
 import type { IngestTaskStore } from '../../../src/server/ingest/task-store-port.js';
 import { TaskStore } from '../../../src/server/ingest/task-store.js';
 import { usePostgres } from '../../support/postgres.js';
+import { DEFAULT_OPTIONS } from './support/options.js';
 
 const logger = pino({ level: 'silent' });
 const T0 = Date.parse('2026-05-01T12:00:00Z');
@@ -29,15 +30,7 @@ function task(id: string, submittedAt: number, status: TaskStatus = 'queued'): T
     status,
     message: `ingest queued; poll GET /api/ingest/${id}`,
     requester: 'alice',
-    options: {
-      parser: 'pdfparser',
-      stages: ['fetch', 'parse'],
-      stop_after: null,
-      force_fetch: false,
-      force_parse: false,
-      no_cache: false,
-      source_task_id: null,
-    },
+    options: DEFAULT_OPTIONS,
     steps: { fetch: pendingStep(true), parse: pendingStep(true) },
     submitted_at: iso(submittedAt),
     started_at: null,

@@ -13,11 +13,11 @@ import type { Scope } from '../../../src/shared/scopes.js';
 import { addPaper } from '../access/support/papers.js';
 import { startTestServer } from '../../support/server.js';
 import { defaultMarkdown } from '../../support/upstreams/mineru.js';
-import { ALL_TOOLS, callTool, json, PAPER_TOOLS, texts, useMcpServer } from './support/server.js';
+import { ALL_TOOLS, callTool, json, PAPER_TOOLS, pngBytes, texts, useMcpServer } from './support/server.js';
 
 const PAT = 'mcp-http-system-pat-0123456789';
 const ID = '2507.00101v1';
-const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001', 'hex');
+const PNG = pngBytes(1);
 /** A paper long enough to be read in pieces, with headings, a fence and astral characters (𝜓 is two UTF-16 units). */
 const MARKDOWN = [
   '# Widgets of 𝜓',

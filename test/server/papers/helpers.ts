@@ -6,7 +6,8 @@ import { LocalObjectStore } from '../../../src/server/storage/local-store.js';
 import type { ObjectStore } from '../../../src/server/storage/object-store.js';
 import { createS3Clients } from '../../../src/server/storage/s3-client.js';
 import { S3ObjectStore } from '../../../src/server/storage/s3-store.js';
-import type { MotoServer } from '../../support/moto.js';
+import { useFixture } from '../../support/fixture.js';
+import { useMoto, type MotoServer } from '../../support/moto.js';
 import { startTestServer, type TestServer } from '../../support/server.js';
 import { motoBuckets, objectStoreEnv, quietLogger } from '../storage/backends.js';
 
@@ -70,6 +71,31 @@ export async function startBackend(
     async close() {
       clients.destroy();
       await server.close();
+    },
+  };
+}
+
+/** What the tests see of a backend `useBackend` runs for them. */
+export type BackendFixture = Omit<Backend, 'close'>;
+
+/**
+ * `startBackend` (the S3 one on a moto of its own) for the tests of the calling describe block, closed after them;
+ * the fixture's properties are for use inside tests and hooks.
+ */
+export function useBackend(name: 'local' | 's3', env: Record<string, string> = {}): BackendFixture {
+  const moto = name === 's3' ? useMoto() : null;
+  const current = useFixture(
+    `the ${name} backend`,
+    () => startBackend(name, moto?.() ?? null, env),
+    (b) => b.close(),
+  );
+  return {
+    name,
+    get server() {
+      return current().server;
+    },
+    get store() {
+      return current().store;
     },
   };
 }

@@ -12,7 +12,7 @@ import { IndexTable } from '../../../src/server/papers/index/table.js';
 import { emptyRow, type IndexRow } from '../../../src/server/papers/index/row.js';
 import { PaperIndex } from '../../../src/server/papers/paper-index.js';
 import { requireUploadId } from '../../../src/shared/ids.js';
-import { loadedFrom } from './loaded-index-support.js';
+import { byId, loadedFrom, plainByUpdated, plainNeedsParser } from './loaded-index-support.js';
 
 const paper = fc.oneof(
   fc.integer({ min: 0, max: 40 }).map((n) => `2501.${String(n).padStart(5, '0')}`),
@@ -163,19 +163,13 @@ describe('orders over a loaded sorted prefix', () => {
             });
           }
           const all = index.all();
-          const byId = (a: IndexRow, b: IndexRow) => (a.preprint_id < b.preprint_id ? -1 : 1);
-          const time = (d: Date | null) => (d === null ? -Infinity : d.getTime());
-          const needs = all
-            .filter((r) => r.has_pdf && !r.has_md)
-            .sort((a, b) => time(b.pdf_uploaded_at) - time(a.pdf_uploaded_at) || byId(a, b));
-          expect([...index.needsParser()].map((r) => r.preprint_id)).toEqual(needs.map((r) => r.preprint_id));
+          expect([...index.needsParser()].map((r) => r.preprint_id)).toEqual(plainNeedsParser(all));
           const listed = (sort: 'id' | 'updated_at') => {
             const { table, order } = index.listing(sort);
             return [...order.from(0)].map((i) => table.ids[i]);
           };
           expect(listed('id')).toEqual([...all].sort(byId).map((r) => r.preprint_id));
-          const byUpdated = [...all].sort((a, b) => b.updated_at.getTime() - a.updated_at.getTime() || byId(a, b));
-          expect(listed('updated_at')).toEqual(byUpdated.map((r) => r.preprint_id));
+          expect(listed('updated_at')).toEqual(plainByUpdated(all));
           index.update(requireUploadId('2503.99999v1'), { has_pdf: true }); // keeps the orders exact afterwards too
           expect(listed('id').at(-1)).toBe('2503.99999v1');
         },

@@ -1,25 +1,22 @@
 /**
  * `POST /api/papers/{preprint_id}/upload-parser` (CONTRACT §9.4), against both backends.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collect } from '../../../src/server/storage/object-store.js';
-import { useMoto } from '../../support/moto.js';
 import {
   AUTH,
   multipart,
   pdfBytes,
   sha,
   stagedLeftovers,
-  startBackend,
   storedBytes,
   uploadPdf,
-  type Backend,
+  useBackend,
+  type BackendFixture,
 } from './helpers.js';
 import { makeZip, type ZipEntrySpec } from './zip.js';
 
-const moto = useMoto();
-
-async function uploadZip(b: Backend, id: string, zip: Buffer, query = '', headers: Record<string, string> = {}) {
+async function uploadZip(b: BackendFixture, id: string, zip: Buffer, query = '', headers: Record<string, string> = {}) {
   const { body, contentType } = multipart([
     { name: 'parser_zip', filename: 'result.zip', content: zip, contentType: 'application/zip' },
   ]);
@@ -43,7 +40,7 @@ let seq = 0;
 const freshId = () => `2502.${String(20000 + ++seq).padStart(5, '0')}v1`;
 
 /** Every object stored for a paper (markdown + images). */
-async function paperObjects(b: Backend, id: string): Promise<string[]> {
+async function paperObjects(b: BackendFixture, id: string): Promise<string[]> {
   const yymm = id.slice(0, 4);
   const stem = id.replace('/', '_');
   const md = (await collect(b.store.list(`markdown/${yymm}/${stem}`))).map((o) => o.key);
@@ -52,13 +49,7 @@ async function paperObjects(b: Backend, id: string): Promise<string[]> {
 }
 
 describe.each(['local', 's3'] as const)('upload-parser (%s backend)', (backendName) => {
-  let b: Backend;
-  beforeAll(async () => {
-    b = await startBackend(backendName, moto(), { SVC_USER_HEADER: 'X-User' });
-  });
-  afterAll(async () => {
-    await b?.close();
-  });
+  const b = useBackend(backendName, { SVC_USER_HEADER: 'X-User' });
 
   it('no stored PDF → 404 and nothing written', async () => {
     const id = freshId();
@@ -237,13 +228,7 @@ describe.each(['local', 's3'] as const)('upload-parser (%s backend)', (backendNa
 });
 
 describe('upload-parser request validation (local)', () => {
-  let b: Backend;
-  beforeAll(async () => {
-    b = await startBackend('local', null);
-  });
-  afterAll(async () => {
-    await b?.close();
-  });
+  const b = useBackend('local');
 
   it('415, missing part, empty, not a zip', async () => {
     const res = await b.server.fetch('/api/papers/2502.00001v1/upload-parser', {

@@ -5,22 +5,12 @@
  * (an object created and then removed would leave a version behind).
  */
 import http from 'node:http';
-import { afterAll, beforeAll, beforeEach, describe, expect, it, vi } from 'vitest';
+import { beforeEach, describe, expect, it, vi } from 'vitest';
 import { collect } from '../../../src/server/storage/object-store.js';
 import { S3ObjectStore } from '../../../src/server/storage/s3-store.js';
-import { useMoto } from '../../support/moto.js';
-import {
-  AUTH,
-  multipart,
-  sha,
-  stagedLeftovers,
-  startBackend,
-  storedBytes,
-  uploadPdf,
-  type Backend,
-} from './helpers.js';
+import type { TestServer } from '../../support/server.js';
+import { AUTH, multipart, sha, stagedLeftovers, storedBytes, uploadPdf, useBackend } from './helpers.js';
 
-const moto = useMoto();
 const MiB = 1024 * 1024;
 
 let seq = 0;
@@ -45,8 +35,8 @@ beforeEach(() => {
 const putsOf = (id: string) =>
   [streamedPuts, stagedPuts].map((spy) => spy.mock.calls.filter(([key]) => key === keyOf(id)).length);
 
-async function post(b: Backend, id: string, body: Buffer, contentType: string, query: string) {
-  const res = await b.server.fetch(`/api/papers/${id}/upload-pdf?${query}`, {
+async function post(server: TestServer, id: string, body: Buffer, contentType: string, query: string) {
+  const res = await server.fetch(`/api/papers/${id}/upload-pdf?${query}`, {
     method: 'POST',
     headers: { ...AUTH, 'Content-Type': contentType, 'X-Remote-User': 'alice' },
     body,
@@ -58,9 +48,9 @@ async function post(b: Backend, id: string, body: Buffer, contentType: string, q
  * Starts a streamed upload of `pdf` to `id` whose client will go away: the request, headers sent, no body yet.
  * Its socket errors are expected (the test destroys it).
  */
-function abandonedUpload(b: Backend, id: string, pdf: Buffer) {
+function abandonedUpload(server: TestServer, id: string, pdf: Buffer) {
   const { body, contentType } = multipart([{ name: 'pdf', filename: 'p.pdf', content: pdf }]);
-  const url = new URL(`${b.server.url}/api/papers/${id}/upload-pdf?expected_sha256=${sha(pdf)}`);
+  const url = new URL(`${server.url}/api/papers/${id}/upload-pdf?expected_sha256=${sha(pdf)}`);
   const request = http.request(url, {
     method: 'POST',
     headers: { ...AUTH, 'Content-Type': contentType, 'Content-Length': String(body.length) },
@@ -70,13 +60,7 @@ function abandonedUpload(b: Backend, id: string, pdf: Buffer) {
 }
 
 describe('upload-pdf streamed into S3 while staged', () => {
-  let b: Backend;
-  beforeAll(async () => {
-    b = await startBackend('s3', moto(), { SVC_USER_HEADER: 'X-Remote-User' });
-  });
-  afterAll(async () => {
-    await b?.close();
-  });
+  const b = useBackend('s3', { SVC_USER_HEADER: 'X-Remote-User' });
 
   it('a matching upload is stored once, with its metadata, and the staged file is removed', async () => {
     const id = freshId();
@@ -85,7 +69,7 @@ describe('upload-pdf streamed into S3 while staged', () => {
     const stats = async () =>
       (await (await b.server.fetch('/api/papers/stats', { headers: AUTH })).json()) as Record<string, number>;
     const before = await stats();
-    const res = await post(b, id, body, contentType, `expected_sha256=${sha(pdf)}`);
+    const res = await post(b.server, id, body, contentType, `expected_sha256=${sha(pdf)}`);
     expect(res).toEqual({
       status: 201,
       body: {
@@ -117,7 +101,7 @@ describe('upload-pdf streamed into S3 while staged', () => {
     const pdf = bigPdf(2 * MiB, id);
     const wrong = 'b'.repeat(64);
     const { body, contentType } = multipart([{ name: 'pdf', filename: 'p.pdf', content: pdf }]);
-    const res = await post(b, id, body, contentType, `expected_sha256=${wrong}`);
+    const res = await post(b.server, id, body, contentType, `expected_sha256=${wrong}`);
     expect(res).toEqual({
       status: 400,
       body: { detail: 'sha256 mismatch', expected_sha256: wrong, actual_sha256: sha(pdf) },
@@ -131,7 +115,7 @@ describe('upload-pdf streamed into S3 while staged', () => {
     const id = freshId();
     const bytes = Buffer.alloc(2 * MiB, 'x');
     const { body, contentType } = multipart([{ name: 'pdf', filename: 'p.pdf', content: bytes }]);
-    const res = await post(b, id, body, contentType, `expected_sha256=${sha(bytes)}`);
+    const res = await post(b.server, id, body, contentType, `expected_sha256=${sha(bytes)}`);
     expect(res).toEqual({
       status: 400,
       body: { detail: 'uploaded file does not look like a PDF (missing %PDF- header)' },
@@ -157,7 +141,7 @@ describe('upload-pdf streamed into S3 while staged', () => {
     let body = form.body;
     if (shape === 'no-crlf') body = body.subarray(0, body.length - 2);
     if (shape === 'epilogue') body = Buffer.concat([body, Buffer.from('trailing words\r\n')]);
-    const res = await post(b, id, body, contentType, `expected_sha256=${sha(pdf)}`);
+    const res = await post(b.server, id, body, contentType, `expected_sha256=${sha(pdf)}`);
     expect(res.status).toBe(201);
     expect((await storedBytes(b.store, keyOf(id)))!.equals(pdf)).toBe(true);
     expect(await collect(b.store.listVersions(keyOf(id)))).toHaveLength(1);
@@ -198,7 +182,7 @@ describe('upload-pdf streamed into S3 while staged', () => {
   it('a client gone while the part headers are read: nothing staged or stored, the next upload is stored', async () => {
     const id = freshId();
     const pdf = bigPdf(2 * MiB, id);
-    const { request, body } = abandonedUpload(b, id, pdf);
+    const { request, body } = abandonedUpload(b.server, id, pdf);
     request.write(body.subarray(0, 20), () => request.destroy());
     await new Promise((resolve) => request.once('close', resolve));
     expect((await uploadPdf(b.server, id, pdf, `expected_sha256=${sha(pdf)}`)).status).toBe(201);
@@ -209,7 +193,7 @@ describe('upload-pdf streamed into S3 while staged', () => {
   it('a client gone mid-body leaves no object, no version and no staged file; the server keeps serving', async () => {
     const id = freshId();
     const pdf = bigPdf(8 * MiB, id);
-    const { request, body } = abandonedUpload(b, id, pdf);
+    const { request, body } = abandonedUpload(b.server, id, pdf);
     request.write(body.subarray(0, 3 * MiB));
     // Staging (and so the streamed write) has begun before the client goes.
     await vi.waitFor(async () => expect(await stagedLeftovers(b.server)).not.toEqual([]), { timeout: 20_000 });

@@ -1,35 +1,16 @@
 /**
  * `POST /api/papers/{preprint_id}/upload-pdf` (CONTRACT §9.3, SPEC "Upload object"), against both backends.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { collect } from '../../../src/server/storage/object-store.js';
-import { useMoto } from '../../support/moto.js';
-import {
-  AUTH,
-  multipart,
-  pdfBytes,
-  sha,
-  stagedLeftovers,
-  startBackend,
-  storedBytes,
-  uploadPdf,
-  type Backend,
-} from './helpers.js';
-
-const moto = useMoto();
+import { AUTH, multipart, pdfBytes, sha, stagedLeftovers, storedBytes, uploadPdf, useBackend } from './helpers.js';
 
 let seq = 0;
 /** A fresh new-style id per test so tests on one server never interfere. */
 const freshId = () => `2501.${String(10000 + ++seq).padStart(5, '0')}v1`;
 
 describe.each(['local', 's3'] as const)('upload-pdf (%s backend)', (backendName) => {
-  let b: Backend;
-  beforeAll(async () => {
-    b = await startBackend(backendName, moto(), { SVC_USER_HEADER: 'X-Remote-User' });
-  });
-  afterAll(async () => {
-    await b?.close();
-  });
+  const b = useBackend(backendName, { SVC_USER_HEADER: 'X-Remote-User' });
 
   describe('SPEC "Upload object" table', () => {
     type Existing = 'none' | 'same' | 'different' | 'no-sha256';
@@ -206,13 +187,7 @@ describe.each(['local', 's3'] as const)('upload-pdf (%s backend)', (backendName)
 });
 
 describe('upload-pdf request validation (local backend)', () => {
-  let b: Backend;
-  beforeAll(async () => {
-    b = await startBackend('local', null);
-  });
-  afterAll(async () => {
-    await b?.close();
-  });
+  const b = useBackend('local');
 
   const post = (path: string, init: RequestInit = {}) => b.server.fetch(path, { method: 'POST', ...init });
   const pdfPart = (content: Buffer | string = pdfBytes('x')) =>

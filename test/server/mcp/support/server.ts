@@ -8,10 +8,11 @@ import os from 'node:os';
 import path from 'node:path';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js';
-import { afterAll, afterEach, beforeAll, expect } from 'vitest';
+import { afterEach, expect } from 'vitest';
 import type { Scope } from '../../../../src/shared/scopes.js';
+import { useFixture } from '../../../support/fixture.js';
 import { cypherRows, graphEnv, useNeo4j, type Neo4jServer } from '../../../support/neo4j.js';
-import { openTestIdentity, REPO_ROOT, startTestServer, testUser, type TestServer } from '../../../support/server.js';
+import { openTestIdentity, REPO_ROOT, startTestServer, testPat, type TestServer } from '../../../support/server.js';
 import { accessEnv, startDoubles, type Doubles } from '../../access/support/harness.js';
 import { storePaper } from '../../papers/registry-support.js';
 
@@ -47,11 +48,7 @@ export async function startMcpServer(neo: Neo4jServer, { pat, paper }: McpServer
   return {
     d,
     srv,
-    async userPat(login, scopes) {
-      const user = await testUser(identity, login);
-      const name = `mcp ${scopes.join(' ')}`;
-      return (await identity.pats.mint(user.id, { name, description: '', expiresInDays: 1, scopes })).plaintext;
-    },
+    userPat: (login, scopes) => testPat(identity, login, scopes, `mcp ${scopes.join(' ')}`),
     async rest(pathname, init = {}) {
       const res = await srv.fetch(pathname, { ...init, headers: { ...auth, ...(init.headers ?? {}) } });
       expect(res.status, pathname).toBe(200);
@@ -77,21 +74,16 @@ export interface McpServerFixture extends McpServer {
  */
 export function useMcpServer(options: McpServerOptions): McpServerFixture {
   const neo = useNeo4j();
-  let running: McpServer | undefined;
+  const current = useFixture(
+    'pksd',
+    () => startMcpServer(neo.server, options),
+    (running) => running.close(),
+    120_000,
+  );
   const clients: Client[] = [];
-  beforeAll(async () => {
-    running = await startMcpServer(neo.server, options);
-  }, 120_000);
   afterEach(async () => {
     await Promise.all(clients.splice(0).map((c) => c.close()));
   });
-  afterAll(async () => {
-    await running?.close();
-  });
-  const current = (): McpServer => {
-    if (!running) throw new Error('pksd is not running (useMcpServer() fixture used outside a test)');
-    return running;
-  };
   return {
     get d() {
       return current().d;
@@ -105,6 +97,10 @@ export function useMcpServer(options: McpServerOptions): McpServerFixture {
     closeAfterTest: (client) => clients.push(client),
   };
 }
+
+/** Bytes that start as a PNG image does (signature, header chunk), distinct per `n`: a stored paper's image. */
+export const pngBytes = (n: number): Buffer =>
+  Buffer.from(`89504e470d0a1a0a0000000d49484452${n.toString(16).padStart(8, '0')}`, 'hex');
 
 /** The paper tools a server with paper access and a graph lists, in order (CONTRACT §20). */
 export const PAPER_TOOLS = [
