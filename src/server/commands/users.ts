@@ -1,8 +1,19 @@
 import { Command } from 'commander';
 import { rfc3339 } from '../auth/time.js';
+import type { UserRow } from '../db/user-database.js';
 import { formatTable, resolveUser, withIdentity } from './pat.js';
 import { printJsonLines, type CommandIO } from './io.js';
 import { settingSubcommand } from './setting-flags.js';
+
+/** A user as `pksd users list --json` prints it. */
+const userJson = (u: UserRow) => ({
+  id: u.id,
+  login: u.login,
+  email: u.email,
+  name: u.name,
+  provider: u.provider,
+  created: rfc3339(u.created),
+});
 
 /** `pksd users list [--json]`, `pksd users revoke-sessions <user>` (CONTRACT §15.4). */
 export function usersCommand(io: CommandIO): Command {
@@ -10,21 +21,11 @@ export function usersCommand(io: CommandIO): Command {
   settingSubcommand(cmd, 'list')
     .description('list users')
     .option('--json', 'one JSON object per line')
-    .action(async (opts: { json?: boolean }, sub: Command) => {
+    .action(async ({ json }: { json?: boolean }, sub: Command) => {
       await withIdentity(io, sub, async (identity) => {
         const users = await identity.users.list();
-        if (opts.json) {
-          printJsonLines(
-            io,
-            users.map((u) => ({
-              id: u.id,
-              login: u.login,
-              email: u.email,
-              name: u.name,
-              provider: u.provider,
-              created: rfc3339(u.created),
-            })),
-          );
+        if (json) {
+          printJsonLines(io, users.map(userJson));
           return;
         }
         io.stdout(

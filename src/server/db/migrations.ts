@@ -28,34 +28,18 @@ export interface Migration {
   readonly sql: string;
 }
 
-/** SQLite's INTEGER holds 64 bits; its REAL is a double. */
-const SQLITE_TYPES: ddl.ColumnTypes = { bigint: 'INTEGER', float: 'REAL' };
-
 export const MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'users, PATs, device requests, superusers',
     sql: `
-      ${ddl.usersTable(SQLITE_TYPES)}
+      ${ddl.usersTable(ddl.SQLITE_TYPES)}
       CREATE INDEX users_login ON users (login COLLATE NOCASE);
       CREATE INDEX users_email ON users (email COLLATE NOCASE);
 
-      CREATE TABLE pat_tokens (
-        id           TEXT PRIMARY KEY,
-        user         TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-        name         TEXT NOT NULL,
-        description  TEXT NOT NULL DEFAULT '',
-        prefix       TEXT NOT NULL,
-        token_hash   TEXT NOT NULL UNIQUE,
-        scopes       TEXT,
-        expires_at   INTEGER NOT NULL,
-        last_used_at INTEGER,
-        created      INTEGER NOT NULL,
-        updated      INTEGER NOT NULL
-      );
-      CREATE INDEX pat_tokens_user ON pat_tokens (user, created);
+      ${ddl.patTokensTable(ddl.SQLITE_TYPES, { owner: 'user', seq: false })}
 
-      ${ddl.deviceRequestsTable(SQLITE_TYPES)}
+      ${ddl.deviceRequestsTable(ddl.SQLITE_TYPES)}
 
       CREATE TABLE superusers (
         id            TEXT PRIMARY KEY,
@@ -70,12 +54,12 @@ export const MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
     name: 'paper metadata cache (CONTRACT §18.1)',
-    sql: ddl.paperMetadataMigration(SQLITE_TYPES),
+    sql: ddl.paperMetadataMigration(ddl.SQLITE_TYPES),
   },
   {
     version: 3,
     name: 'rate-limit windows (CONTRACT §7.7) and token buckets (§11.5)',
-    sql: ddl.rateLimitMigration(SQLITE_TYPES),
+    sql: ddl.rateLimitMigration(ddl.SQLITE_TYPES),
   },
   {
     version: 4,

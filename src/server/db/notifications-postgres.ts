@@ -32,13 +32,11 @@ const MAX_RETRY_MS = 5_000;
 const CLOSE_WAIT_MS = 2_000;
 /**
  * Liveness is proved, not assumed: a connection dropped without a FIN (a NAT timeout, a partition) keeps its client
- * object for hours. The listener notifies itself on a channel of its own every `HEARTBEAT_MS` and counts as live
- * only while one came back within `LIVE_WITHIN_MS` — so a revocation is read from its row within 1 s of the path
- * going silent. Silent for `RECONNECT_AFTER_MS`, the connection is dropped and opened again.
+ * object for hours. The listener notifies itself on a channel of its own every `HEARTBEAT.everyMs` and counts as
+ * live only while one came back within `HEARTBEAT.liveWithinMs` — so a revocation is read from its row within 1 s of
+ * the path going silent. Silent for `HEARTBEAT.reconnectAfterMs`, the connection is dropped and opened again.
  */
-const HEARTBEAT_MS = 250;
-const LIVE_WITHIN_MS = 750;
-const RECONNECT_AFTER_MS = 5_000;
+const HEARTBEAT = { everyMs: 250, liveWithinMs: 750, reconnectAfterMs: 5_000 } as const;
 /** TCP keepalive probes start after this much idle time (the heartbeats keep the listener busy anyway). */
 const KEEPALIVE_DELAY_MS = 5_000;
 
@@ -91,7 +89,7 @@ export class PostgresNotifications implements ClusterNotifications {
   }
 
   get live(): boolean {
-    return this.client !== null && performance.now() - this.lastBeat <= LIVE_WITHIN_MS;
+    return this.client !== null && performance.now() - this.lastBeat <= HEARTBEAT.liveWithinMs;
   }
 
   /** The listener's server process id (tests end it with `pg_terminate_backend`); `null` while disconnected. */
@@ -145,7 +143,7 @@ export class PostgresNotifications implements ClusterNotifications {
     this.client = client;
     // The LISTENs just went to the server and back.
     this.lastBeat = performance.now();
-    this.heartbeatTimer ??= setInterval(() => this.heartbeat(), HEARTBEAT_MS);
+    this.heartbeatTimer ??= setInterval(() => this.heartbeat(), HEARTBEAT.everyMs);
     this.heartbeatTimer.unref();
     this.retryMs = FIRST_RETRY_MS;
     if (this.connectedOnce) this.log.info('cluster notification listener reconnected');
@@ -164,14 +162,14 @@ export class PostgresNotifications implements ClusterNotifications {
     for (const channel of CLUSTER_CHANNELS) this.subscribers.deliver(channel, null);
   }
 
-  /** Sends the next heartbeat (one at a time); a connection silent for `RECONNECT_AFTER_MS` is replaced. */
+  /** Sends the next heartbeat (one at a time); a connection silent for `HEARTBEAT.reconnectAfterMs` is replaced. */
   private heartbeat(): void {
     const client = this.client;
     if (client === null || this.closed) return;
-    if (performance.now() - this.lastBeat > RECONNECT_AFTER_MS) {
+    if (performance.now() - this.lastBeat > HEARTBEAT.reconnectAfterMs) {
       // Its socket may never fail by itself: dropped at once, not ended politely (that would wait on it).
       (client as pg.Client & { connection: { stream: { destroy(): void } } }).connection.stream.destroy();
-      this.lost(client, new Error(`no heartbeat for ${RECONNECT_AFTER_MS / 1000} s`));
+      this.lost(client, new Error(`no heartbeat for ${HEARTBEAT.reconnectAfterMs / 1000} s`));
       return;
     }
     if (this.beating) return;

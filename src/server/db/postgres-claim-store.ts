@@ -7,14 +7,8 @@
  */
 import type pg from 'pg';
 import type { VersionedPreprintId } from '../../shared/ids.js';
-import {
-  ClaimStoreUnavailableError,
-  newClaim,
-  type AcquireResult,
-  type Claim,
-  type ClaimStore,
-  type ReleaseResult,
-} from '../papers/claim-store.js';
+import { ClaimStoreUnavailableError, newClaim } from '../papers/claim-store.js';
+import type { AcquireResult, Claim, ClaimStore, ReleaseResult } from '../papers/claim-store.js';
 import { nulSafe, type Query } from './postgres-query.js';
 
 const COLUMNS = 'preprint_id, key, claim_id, requester, created_at, expires_at, ttl_seconds';

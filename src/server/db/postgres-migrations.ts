@@ -9,35 +9,18 @@
 import type { Migration } from './migrations.js';
 import * as ddl from './shared-ddl.js';
 
-/** Milliseconds outgrow PostgreSQL's 32-bit INTEGER. */
-const POSTGRES_TYPES: ddl.ColumnTypes = { bigint: 'BIGINT', float: 'DOUBLE PRECISION' };
-
 export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
     version: 1,
     name: 'users, PATs, device requests, superusers, the instance key',
     sql: `
-      ${ddl.usersTable(POSTGRES_TYPES)}
+      ${ddl.usersTable(ddl.POSTGRES_TYPES)}
       CREATE INDEX users_login ON users (lower(login));
       CREATE INDEX users_email ON users (lower(email));
 
-      CREATE TABLE pat_tokens (
-        seq          BIGINT GENERATED ALWAYS AS IDENTITY,
-        id           TEXT PRIMARY KEY,
-        user_id      TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
-        name         TEXT NOT NULL,
-        description  TEXT NOT NULL DEFAULT '',
-        prefix       TEXT NOT NULL,
-        token_hash   TEXT NOT NULL UNIQUE,
-        scopes       TEXT,
-        expires_at   BIGINT NOT NULL,
-        last_used_at BIGINT,
-        created      BIGINT NOT NULL,
-        updated      BIGINT NOT NULL
-      );
-      CREATE INDEX pat_tokens_user ON pat_tokens (user_id, created);
+      ${ddl.patTokensTable(ddl.POSTGRES_TYPES, { owner: 'user_id', seq: true })}
 
-      ${ddl.deviceRequestsTable(POSTGRES_TYPES)}
+      ${ddl.deviceRequestsTable(ddl.POSTGRES_TYPES)}
 
       CREATE TABLE superusers (
         id            TEXT PRIMARY KEY,
@@ -76,12 +59,12 @@ export const POSTGRES_MIGRATIONS: readonly Migration[] = [
   {
     version: 2,
     name: 'paper metadata cache (CONTRACT §18.1)',
-    sql: ddl.paperMetadataMigration(POSTGRES_TYPES),
+    sql: ddl.paperMetadataMigration(ddl.POSTGRES_TYPES),
   },
   {
     version: 3,
     name: 'rate-limit windows (CONTRACT §7.7) and token buckets (§11.5)',
-    sql: ddl.rateLimitMigration(POSTGRES_TYPES),
+    sql: ddl.rateLimitMigration(ddl.POSTGRES_TYPES),
   },
   {
     version: 4,

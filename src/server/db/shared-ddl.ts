@@ -13,6 +13,12 @@ export interface ColumnTypes {
   readonly float: 'REAL' | 'DOUBLE PRECISION';
 }
 
+/** SQLite's INTEGER holds 64 bits; its REAL is a double. */
+export const SQLITE_TYPES: ColumnTypes = { bigint: 'INTEGER', float: 'REAL' };
+
+/** Milliseconds outgrow PostgreSQL's 32-bit INTEGER. */
+export const POSTGRES_TYPES: ColumnTypes = { bigint: 'BIGINT', float: 'DOUBLE PRECISION' };
+
 /** `users` without its indexes (the engines index case-insensitively in their own ways). Migration 1. */
 export function usersTable(t: ColumnTypes): string {
   return `CREATE TABLE users (
@@ -27,6 +33,33 @@ export function usersTable(t: ColumnTypes): string {
         created          ${t.bigint} NOT NULL,
         updated          ${t.bigint} NOT NULL
       );`;
+}
+
+/** How `pat_tokens` differs between the engines. */
+export interface PatTokensSpelling {
+  /** The owner column: PostgreSQL reserves `user`, so it is `user_id` there. */
+  readonly owner: 'user' | 'user_id';
+  /** A leading identity column `seq` (PostgreSQL): a listing orders equal creation times by it, as SQLite's rowid. */
+  readonly seq: boolean;
+}
+
+/** `pat_tokens` and its index. Migration 1. */
+export function patTokensTable(t: ColumnTypes, spelling: PatTokensSpelling): string {
+  const seq = spelling.seq ? '\n        seq          BIGINT GENERATED ALWAYS AS IDENTITY,' : '';
+  return `CREATE TABLE pat_tokens (${seq}
+        id           TEXT PRIMARY KEY,
+        ${spelling.owner.padEnd(12)} TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+        name         TEXT NOT NULL,
+        description  TEXT NOT NULL DEFAULT '',
+        prefix       TEXT NOT NULL,
+        token_hash   TEXT NOT NULL UNIQUE,
+        scopes       TEXT,
+        expires_at   ${t.bigint} NOT NULL,
+        last_used_at ${t.bigint},
+        created      ${t.bigint} NOT NULL,
+        updated      ${t.bigint} NOT NULL
+      );
+      CREATE INDEX pat_tokens_user ON pat_tokens (${spelling.owner}, created);`;
 }
 
 /** `device_requests` and its indexes. Migration 1. */

@@ -4,7 +4,9 @@
 import type { FastifyBaseLogger } from 'fastify';
 import type { ChildLoggerOptions, Logger } from 'pino';
 
-type LevelName = 'fatal' | 'error' | 'warn' | 'info' | 'debug' | 'trace';
+const LEVEL_NAMES = ['fatal', 'error', 'warn', 'info', 'debug', 'trace'] as const;
+type LevelName = (typeof LEVEL_NAMES)[number];
+type LevelMethod = (...args: unknown[]) => void;
 
 /**
  * A request's logger, bound when it first writes a line: until then it holds the request id and the bindings set on
@@ -31,29 +33,18 @@ class LazyRequestLogger {
     return bound;
   }
 
-  private write(level: LevelName, args: unknown[]): void {
+  /** Writes one line at `level`; the level methods (`info`, `warn`, …) on the prototype call it. */
+  write(level: LevelName, args: unknown[]): void {
     if (this.bound === null && !this.parent.isLevelEnabled(level)) return;
     (this.logger()[level] as (...a: unknown[]) => void)(...args);
   }
 
-  fatal(...args: unknown[]): void {
-    this.write('fatal', args);
-  }
-  error(...args: unknown[]): void {
-    this.write('error', args);
-  }
-  warn(...args: unknown[]): void {
-    this.write('warn', args);
-  }
-  info(...args: unknown[]): void {
-    this.write('info', args);
-  }
-  debug(...args: unknown[]): void {
-    this.write('debug', args);
-  }
-  trace(...args: unknown[]): void {
-    this.write('trace', args);
-  }
+  declare readonly fatal: LevelMethod;
+  declare readonly error: LevelMethod;
+  declare readonly warn: LevelMethod;
+  declare readonly info: LevelMethod;
+  declare readonly debug: LevelMethod;
+  declare readonly trace: LevelMethod;
   silent(): void {}
 
   setBindings(bindings: Record<string, unknown>): void {
@@ -75,6 +66,16 @@ class LazyRequestLogger {
   set level(level: string) {
     this.logger().level = level;
   }
+}
+
+// The level methods live on the prototype, made once here: fields would cost every request six closures.
+for (const level of LEVEL_NAMES) {
+  (LazyRequestLogger.prototype as Record<LevelName, LevelMethod>)[level] = function (
+    this: LazyRequestLogger,
+    ...args: unknown[]
+  ): void {
+    this.write(level, args);
+  };
 }
 
 /**

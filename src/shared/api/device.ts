@@ -13,10 +13,10 @@ export const ScopeName = Type.String({ enum: [...SCOPE_NAMES] });
 export const DeviceCode = Type.Object({
   device_code: Type.String(),
   user_code: Type.String(),
-  verification_uri: Type.String(),
-  verification_uri_complete: Type.String(),
-  expires_in: Type.Integer(),
-  interval: Type.Integer(),
+  verification_uri: Type.String({ description: 'where the user enters user_code' }),
+  verification_uri_complete: Type.String({ description: 'verification_uri with user_code filled in' }),
+  expires_in: Type.Integer({ description: 'seconds until device_code and user_code expire' }),
+  interval: Type.Integer({ description: 'seconds to wait between token polls' }),
 });
 export type DeviceCode = Static<typeof DeviceCode>;
 
@@ -24,7 +24,7 @@ export type DeviceCode = Static<typeof DeviceCode>;
 export const DeviceToken = Type.Object({
   access_token: Type.String(),
   token_type: Type.Literal('Bearer'),
-  expires_in: Type.Integer(),
+  expires_in: Type.Integer({ description: 'seconds until the token expires' }),
   pat_id: Type.String(),
   name: Type.String(),
   prefix: Type.String(),

@@ -22,9 +22,9 @@ export type NeedsParserPaper = Static<typeof NeedsParserPaper>;
 export const NeedsParser = Type.Object({
   papers: Type.Array(NeedsParserPaper),
   returned: Type.Integer(),
-  total_unclaimed: Type.Integer(),
-  total_claimed: Type.Integer(),
-  available: Type.Boolean(),
+  total_unclaimed: Type.Integer({ description: 'every unclaimed candidate, not just the returned page' }),
+  total_claimed: Type.Integer({ description: 'every claimed candidate, not just the returned page' }),
+  available: Type.Boolean({ description: 'false while the paper index is unavailable (then nothing is listed)' }),
 });
 export type NeedsParser = Static<typeof NeedsParser>;
 

@@ -6,11 +6,13 @@ import { ErrorBody } from '../schemas.js';
 import { definePaperAction, idOrDoiParam, imageNameParam, type PaperAction } from './action.js';
 import { resolutionErrors, resolveRequested } from './resolution.js';
 
+const ImageParams = paramsSchema({ preprint_id: idOrDoiParam, name: imageNameParam });
+
 export function imageAction(access: PaperAccess): PaperAction {
   return definePaperAction({
     method: 'GET',
     path: '/api/papers/{preprint_id}/images/{name}',
-    params: paramsSchema({ preprint_id: idOrDoiParam, name: imageNameParam }),
+    params: ImageParams,
     schema: {
       summary: 'A stored image of the paper (a figure referenced by its markdown)',
       tags: ['paper-access'],

@@ -2,7 +2,7 @@
 import { Type } from '@sinclair/typebox';
 import { InvalidInputError } from '../../../shared/domain-errors.js';
 import { RegistryJobs } from '../../../shared/api/registry.js';
-import type { PaperAccess } from '../../access/service.js';
+import type { ListedJob, PaperAccess } from '../../access/service.js';
 import { SNAPSHOT_STATES, type SnapshotState } from '../../access/snapshot.js';
 import { queryString } from '../../http/query.js';
 import { querySchema } from '../../http/query-schema.js';
@@ -32,6 +32,17 @@ const Query = querySchema({
   },
 });
 
+/** The jobs the filter keeps; `queued` and `running` count every job held. */
+function jobsAnswer(held: readonly ListedJob[], wanted: ReadonlySet<SnapshotState> | null): RegistryJobs {
+  return {
+    jobs: held
+      .filter((j) => wanted === null || wanted.has(j.snapshot.state))
+      .map((j) => ({ ...j.snapshot, asset: j.asset })),
+    queued: held.filter((j) => j.snapshot.state === 'queued').length,
+    running: held.filter((j) => j.snapshot.state === 'running').length,
+  };
+}
+
 /** Registered always; with paper access off (`access` null) there are no jobs. */
 export function jobsAction(access: PaperAccess | null): PaperAction {
   return definePaperAction({
@@ -50,16 +61,7 @@ export function jobsAction(access: PaperAccess | null): PaperAction {
         400: { ...ErrorBody, description: 'an unknown state' },
       },
     },
-    handle: async (_request, reply, _params, { state: wanted }) => {
-      const held = (await access?.jobs()) ?? [];
-      const answer: RegistryJobs = {
-        jobs: held
-          .filter((j) => wanted === null || wanted.has(j.snapshot.state))
-          .map((j) => ({ ...j.snapshot, asset: j.asset })),
-        queued: held.filter((j) => j.snapshot.state === 'queued').length,
-        running: held.filter((j) => j.snapshot.state === 'running').length,
-      };
-      return reply.code(200).send(answer);
-    },
+    handle: async (_request, reply, _params, { state: wanted }) =>
+      reply.code(200).send(jobsAnswer((await access?.jobs()) ?? [], wanted)),
   });
 }
