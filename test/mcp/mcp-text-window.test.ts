@@ -73,33 +73,34 @@ describe('markdownWindow', () => {
   });
 });
 
+/** Headings of three levels (one with closing #s), a fence hiding one, and two lines that are no heading. */
+const MARKDOWN = [
+  '# Title 𝜓',
+  'intro',
+  '## A',
+  '```',
+  '# not a heading',
+  '```',
+  '### A.1 ###',
+  'x',
+  '## B',
+  '#nospace is text',
+  '    # indented code',
+  'end',
+].join('\n');
+
 describe('outline', () => {
   it('ATX headings outside fences, with the span of each section in code points', () => {
-    const text = [
-      '# Title 𝜓',
-      'intro',
-      '## A',
-      '```',
-      '# not a heading',
-      '```',
-      '### A.1 ###',
-      'x',
-      '## B',
-      '#nospace is text',
-      '    # indented code',
-      'end',
-    ].join('\n');
-    const points = new CodePoints(text);
-    const headings = outline(points);
+    const headings = outline(new CodePoints(MARKDOWN));
     expect(headings.map((h) => [h.level, h.text])).toEqual([
       [1, 'Title 𝜓'],
       [2, 'A'],
       [3, 'A.1'],
       [2, 'B'],
     ]);
-    const all = [...text];
+    const all = [...MARKDOWN];
     const section = (i: number) => all.slice(headings[i]!.offset, headings[i]!.offset + headings[i]!.length).join('');
-    expect(section(0)).toBe(text);
+    expect(section(0)).toBe(MARKDOWN);
     expect(section(1)).toBe('## A\n```\n# not a heading\n```\n### A.1 ###\nx\n');
     expect(section(2)).toBe('### A.1 ###\nx\n');
     expect(section(3)).toBe('## B\n#nospace is text\n    # indented code\nend');

@@ -6,10 +6,10 @@
 import { existsSync } from 'node:fs';
 import { mkdir } from 'node:fs/promises';
 import path from 'node:path';
-import type { Browser, BrowserContext } from 'playwright-core';
+import type { BrowserContext } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, launchBrowser, SCREENSHOT_DIR } from './support/browser.js';
-import { signIn, startStack, WEB_DIST, type Stack } from './support/stack.js';
+import { CHROMIUM, SCREENSHOT_DIR, useBrowser } from './support/browser.js';
+import { signIn, useStack, WEB_DIST } from './support/stack.js';
 
 interface Seen {
   readonly path: string;
@@ -20,28 +20,22 @@ interface Seen {
 const PAGE = '/wiki/concept-qubit';
 
 describe.skipIf(!CHROMIUM)('web front end: caching', () => {
-  let stack: Stack;
-  let browser: Browser;
+  const stack = useStack();
+  const browser = useBrowser();
   let context: BrowserContext;
 
   beforeAll(async () => {
-    stack = await startStack();
-    browser = await launchBrowser();
     // No `context.route` here (unlike `openPage`): routing switches Chromium's HTTP cache off.
-    context = await browser.newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
+    context = await browser().newContext({ viewport: { width: 1280, height: 900 }, colorScheme: 'light' });
   });
-  afterAll(async () => {
-    await context?.close();
-    await browser?.close();
-    await stack?.close();
-  });
+  afterAll(() => context?.close());
 
   it('a warm reload takes every hashed file from the cache; index.html is revalidated (304)', async () => {
     const page = await context.newPage();
     const seen: Seen[] = [];
     page.on('response', (r) => {
       const url = new URL(r.url());
-      if (url.origin === stack.url) seen.push({ path: url.pathname, status: r.status(), headers: r.headers() });
+      if (url.origin === stack().url) seen.push({ path: url.pathname, status: r.status(), headers: r.headers() });
     });
     const rendered = async () => {
       await page.getByRole('heading', { level: 1, name: 'Qubit' }).waitFor();
@@ -50,8 +44,8 @@ describe.skipIf(!CHROMIUM)('web front end: caching', () => {
 
     // Cold: signed in, then the page loaded as a document; every script and stylesheet came immutable, brotli-compressed when the build
     // has a compressed copy (files under 1 KiB have none).
-    await signIn(page, stack.url, PAGE);
-    await page.goto(stack.url + PAGE);
+    await signIn(page, stack().url, PAGE);
+    await page.goto(stack().url + PAGE);
     await rendered();
     const cold = seen.filter((s) => s.path.startsWith('/assets/') && /\.(?:js|css)$/.test(s.path));
     expect(cold.length).toBeGreaterThan(3);
@@ -77,7 +71,7 @@ describe.skipIf(!CHROMIUM)('web front end: caching', () => {
     cdp.on('Network.requestServedFromCache', ({ requestId }) => servedFromCache.add(requestId));
     cdp.on('Network.responseReceived', ({ requestId, response }) => {
       const url = new URL(response.url);
-      if (url.origin !== stack.url) return;
+      if (url.origin !== stack().url) return;
       const cached = response.fromDiskCache === true || servedFromCache.has(requestId);
       warm.set(requestId, { path: url.pathname, status: response.status, cached, bytes: 0 });
     });

@@ -3,7 +3,7 @@
  * cap, merging an expansion and the expand query (web/src/lib/graph-elements.ts).
  */
 import { describe, expect, it } from 'vitest';
-import { completionSpot, type CompletionSpot } from '../../web/src/lib/cypher-completion.js';
+import { completionSpot, type CompletionKind } from '../../web/src/lib/cypher-completion.js';
 import {
   capElements,
   cypherString,
@@ -14,24 +14,28 @@ import {
 } from '../../web/src/lib/graph-elements.js';
 
 describe('completionSpot', () => {
-  const cases: [before: string, expected: CompletionSpot | null][] = [
-    ['MATCH (n:Alg', { kind: 'label', from: 9 }],
-    ['MATCH (n:', { kind: 'label', from: 9 }],
-    ['MATCH (:Con', { kind: 'label', from: 8 }],
-    ['MATCH ( n : Pa', { kind: 'label', from: 12 }],
-    ['MATCH (n:Algorithm:Pri', { kind: 'label', from: 19 }],
-    ['MATCH (n:Algorithm|Pri', { kind: 'label', from: 19 }],
-    ['MATCH (a)-[r:CI', { kind: 'relationship', from: 13 }],
-    ['MATCH (a)-[:', { kind: 'relationship', from: 12 }],
-    ['MATCH (a)-[r:USES|DEP', { kind: 'relationship', from: 18 }],
-    ['MATCH (a)-[r]->(b) WHERE a.ti', { kind: 'property', from: 27 }],
-    ['MATCH (a) RETURN a, coun', { kind: 'any', from: 20 }],
+  // The text before the cursor, split where the word being completed starts (`from`), and the kind of name it is.
+  const cases: [context: string, word: string, kind: CompletionKind][] = [
+    ['MATCH (n:', 'Alg', 'label'],
+    ['MATCH (n:', '', 'label'],
+    ['MATCH (:', 'Con', 'label'],
+    ['MATCH ( n : ', 'Pa', 'label'],
+    ['MATCH (n:Algorithm:', 'Pri', 'label'],
+    ['MATCH (n:Algorithm|', 'Pri', 'label'],
+    ['MATCH (a)-[r:', 'CI', 'relationship'],
+    ['MATCH (a)-[:', '', 'relationship'],
+    ['MATCH (a)-[r:USES|', 'DEP', 'relationship'],
+    ['MATCH (a)-[r]->(b) WHERE a.', 'ti', 'property'],
+    ['MATCH (a) RETURN a, ', 'coun', 'any'],
     // A map inside a pattern is not a label expression.
-    ["MATCH (n {title: 'x'}) RETURN n.", { kind: 'property', from: 32 }],
-    ['MATCH (n) ', null],
+    ["MATCH (n {title: 'x'}) RETURN n.", '', 'property'],
   ];
-  it.each(cases)('%j → %j', (before, expected) => {
-    expect(completionSpot(before)).toEqual(expected);
+  it.each(cases)('%j + %j → %s from the word', (context, word, kind) => {
+    expect(completionSpot(context + word)).toEqual({ kind, from: context.length });
+  });
+
+  it('no word being typed and no request → nothing to complete', () => {
+    expect(completionSpot('MATCH (n) ')).toBeNull();
   });
 
   it('an explicit request (Ctrl-Space) with nothing typed offers every name', () => {

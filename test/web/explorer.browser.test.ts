@@ -67,6 +67,12 @@ describe.skipIf(!CHROMIUM)('web front end: the graph explorer works like Neo4j B
     await web?.close();
   });
 
+  /** The signed-in page, on the explorer. */
+  async function openExplorer(): Promise<Page> {
+    await w.page.goto(`${stack.url}/graph`);
+    return w.page;
+  }
+
   /** The user transactions running a query that contains `marker`, as an administrator sees them. */
   async function running(marker: string): Promise<number> {
     const { records } = await graph.driver.executeQuery(
@@ -77,8 +83,7 @@ describe.skipIf(!CHROMIUM)('web front end: the graph explorer works like Neo4j B
   }
 
   it('completes labels after (x: and relationship types after [x: from the schema', async () => {
-    const { page } = w;
-    await page.goto(`${stack.url}/graph`);
+    const page = await openExplorer();
     await page.getByRole('button', { name: /^:Primitive/ }).waitFor();
     const options = page.locator('.cm-tooltip-autocomplete li');
     const offered = () => options.allTextContents();
@@ -121,8 +126,7 @@ describe.skipIf(!CHROMIUM)('web front end: the graph explorer works like Neo4j B
   });
 
   it('says refusals and errors in the server’s words, quoting only what was typed', async () => {
-    const { page } = w;
-    await page.goto(`${stack.url}/graph`);
+    const page = await openExplorer();
     await typeQuery(page, 'MATCH (n) SET n.title = "x" RETURN n');
     await page.getByRole('button', { name: 'Run query' }).click();
     const refused = page.getByRole('alert').filter({ hasText: 'The query was refused.' });
@@ -142,8 +146,7 @@ describe.skipIf(!CHROMIUM)('web front end: the graph explorer works like Neo4j B
   });
 
   it('Cancel aborts the request and the server ends the transaction', async () => {
-    const { page } = w;
-    await page.goto(`${stack.url}/graph`);
+    const page = await openExplorer();
     const slow = "UNWIND range(1, 2000000000) AS i WITH i WHERE i < 0 AND 'cancel-me' <> '' RETURN count(i) AS n";
     await typeQuery(page, slow);
     await page.getByRole('button', { name: 'Run query' }).click();
@@ -198,8 +201,7 @@ describe.skipIf(!CHROMIUM)('web front end: the graph explorer works like Neo4j B
   });
 
   it('a click shows a node’s or relationship’s properties beside the drawing, without leaving the page', async () => {
-    const { page } = w;
-    await page.goto(`${stack.url}/graph`);
+    const page = await openExplorer();
     await runQuery(page, "MATCH (n {wiki_id: 'algo-shors-algorithm'}) RETURN n", '1 row');
     const address = page.url();
     const drawing = page.getByRole('img', { name: 'Query result drawn as 1 nodes and 0 relationships' });
@@ -243,8 +245,7 @@ describe.skipIf(!CHROMIUM)('web front end: the graph explorer works like Neo4j B
   });
 
   it('a double-click expands a node’s neighbours with a read query', async () => {
-    const { page } = w;
-    await page.goto(`${stack.url}/graph`);
+    const page = await openExplorer();
     await runQuery(page, "MATCH (n {wiki_id: 'algo-shors-algorithm'}) RETURN n", '1 row');
     const drawing = page.getByRole('img', { name: /^Query result drawn as/ });
     await drawing.waitFor();
@@ -262,8 +263,7 @@ describe.skipIf(!CHROMIUM)('web front end: the graph explorer works like Neo4j B
   });
 
   it('Back returns to the earlier result, from the cache; opening a wiki page and coming back keeps it', async () => {
-    const { page } = w;
-    await page.goto(`${stack.url}/graph`);
+    const page = await openExplorer();
     await runQuery(page, 'MATCH (a:Algorithm) RETURN a', '2 rows');
     const first = page.url();
     expect(new URL(first).searchParams.get('query')).toBe('MATCH (a:Algorithm) RETURN a');
@@ -290,8 +290,7 @@ describe.skipIf(!CHROMIUM)('web front end: the graph explorer works like Neo4j B
   });
 
   it('a result above the drawing cap says how much of it is drawn', async () => {
-    const { page } = w;
-    await page.goto(`${stack.url}/graph`);
+    const page = await openExplorer();
     await page.getByLabel('Row limit').fill('1000');
     await runQuery(page, 'MATCH (b:Bulk) RETURN b', `${BULK} rows`);
     const note = page.locator('.drawing-cap');

@@ -4,10 +4,13 @@
  * (the two copies this once had: 0.19's stylesheet, 0.16's markup) leaves scripts full size and this test red;
  * axe and screenshots alone cannot see it.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { CHROMIUM, screenshotsAndAxe, type WebPage } from './support/browser.js';
+import { describe, expect, it } from 'vitest';
+import { CHROMIUM, screenshotsAndAxe } from './support/browser.js';
 import { expectTypeset, type MathCheck } from './support/katex-geometry.js';
-import { startSignedIn, type SignedInStack, type Stack } from './support/stack.js';
+import { useSignedIn } from './support/stack.js';
+
+/** The quantum Fourier transform's defining formula: a fraction, and QFT with N as its subscript. */
+const QFT = '\\mathrm{QFT}_N\\,|x\\rangle = \\frac{1}{\\sqrt{N}} \\sum_{y=0}^{N-1} e^{2\\pi i\\,xy/N}\\,|y\\rangle,';
 
 /** Formulas of sample-wiki/ by page, with what their layout must show. */
 const PAGES: { id: string; title: string; checks: MathCheck[] }[] = [
@@ -17,18 +20,8 @@ const PAGES: { id: string; title: string; checks: MathCheck[] }[] = [
     checks: [
       { kind: 'superscript', tex: 'N = 2^n', base: '2', script: 'n' },
       { kind: 'subscript', tex: 'x = x_1 x_2 \\dots x_n', base: 'x', script: '1' },
-      {
-        kind: 'fraction',
-        tex: '\\mathrm{QFT}_N\\,|x\\rangle = \\frac{1}{\\sqrt{N}} \\sum_{y=0}^{N-1} e^{2\\pi i\\,xy/N}\\,|y\\rangle,',
-        numerator: '1',
-        denominator: 'N',
-      },
-      {
-        kind: 'subscript',
-        tex: '\\mathrm{QFT}_N\\,|x\\rangle = \\frac{1}{\\sqrt{N}} \\sum_{y=0}^{N-1} e^{2\\pi i\\,xy/N}\\,|y\\rangle,',
-        base: 'QFT',
-        script: 'N',
-      },
+      { kind: 'fraction', tex: QFT, numerator: '1', denominator: 'N' },
+      { kind: 'subscript', tex: QFT, base: 'QFT', script: 'N' },
     ],
   },
   {
@@ -52,17 +45,10 @@ const PAGES: { id: string; title: string; checks: MathCheck[] }[] = [
 ];
 
 describe.skipIf(!CHROMIUM)('web front end: mathematics as typeset (sample wiki)', () => {
-  let web: SignedInStack;
-  let stack: Stack;
-  let w: WebPage;
-
-  beforeAll(async () => {
-    web = await startSignedIn();
-    ({ stack, w } = web);
-  });
-  afterAll(() => web?.close());
+  const web = useSignedIn();
 
   it.each(PAGES)('$id: scripts are small and raised or lowered, fractions stack', async ({ id, title, checks }) => {
+    const { stack, w } = web();
     const { page } = w;
     await page.goto(`${stack.url}/wiki/${id}`);
     await page.getByRole('heading', { level: 1, name: title }).waitFor();
@@ -76,6 +62,7 @@ describe.skipIf(!CHROMIUM)('web front end: mathematics as typeset (sample wiki)'
   });
 
   it('screenshots a page of formulas at both widths, light and dark', async () => {
+    const { stack, w } = web();
     const { page } = w;
     await page.goto(`${stack.url}/wiki/prim-quantum-fourier-transform`);
     await page.locator('#wiki-body .katex-display').first().waitFor();

@@ -4,12 +4,12 @@
  * another API route with the reader's token, while its real figures still load. Markdown nested ten thousand
  * levels deep is shown as text, without a page error, and the page stays usable.
  */
-import type { Browser, Request, Response } from 'playwright-core';
+import type { Request, Response } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { accessEnv, startDoubles, type Doubles } from '../server/access/support/harness.js';
 import { pdfBytes } from '../server/papers/helpers.js';
 import { makeZip } from '../server/papers/zip.js';
-import { CHROMIUM, launchBrowser, screenshotsAndAxe, type WebPage } from './support/browser.js';
+import { CHROMIUM, screenshotsAndAxe, useBrowser, type WebPage } from './support/browser.js';
 import type { PageGlobals } from './support/page-globals.js';
 import { makePng } from './support/png.js';
 import { openSignedIn, startStack, upload, type Stack } from './support/stack.js';
@@ -83,7 +83,7 @@ const PAGES = Object.fromEntries([
 ]);
 
 describe.skipIf(!CHROMIUM)('web front end: markdown from papers and the wiki', () => {
-  let browser: Browser;
+  const browser = useBrowser();
   let d: Doubles;
   let stack: Stack;
   let w: WebPage;
@@ -103,13 +103,11 @@ describe.skipIf(!CHROMIUM)('web front end: markdown from papers and the wiki', (
         { name: 'images/fig1.png', content: FIGURE },
       ]),
     );
-    browser = await launchBrowser();
-    w = await openSignedIn(browser, stack.url);
+    w = await openSignedIn(browser(), stack.url);
     w.page.on('pageerror', (e) => pageErrors.push(e.message));
   });
   afterAll(async () => {
     await w?.close();
-    await browser?.close();
     await stack?.close();
     await d?.close();
   });

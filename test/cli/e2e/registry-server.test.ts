@@ -105,6 +105,14 @@ describe('against a real pksd (paper access off)', () => {
     );
   });
 
+  it('paper lookup: a stored paper is hosted (markdown ready or not); an unknown ref unresolved', async () => {
+    await expectPrints(
+      h,
+      ['paper', 'lookup', 'arxiv:2507.00001', 'arxiv:2507.00002v1', 'doi:10.1234/nothing'],
+      ['arxiv:2507.00001: hosted, markdown ready', 'arxiv:2507.00002v1: hosted', 'doi:10.1234/nothing: unresolved'],
+    );
+  });
+
   it('paper figures: the figure with its caption and images, the image in no figure', async () => {
     await expectPrints(
       h,
@@ -114,14 +122,6 @@ describe('against a real pksd (paper access off)', () => {
     const none = await pks(h, ['paper', 'figures', '2507.00002v1']);
     expect(none.stdout).toBe(
       'No markdown stored for 2507.00002v1; figures are read from the markdown (pks paper get markdown 2507.00002v1).\n',
-    );
-  });
-
-  it('paper lookup: a stored paper is hosted (markdown ready or not); an unknown ref unresolved', async () => {
-    await expectPrints(
-      h,
-      ['paper', 'lookup', 'arxiv:2507.00001', 'arxiv:2507.00002v1', 'doi:10.1234/nothing'],
-      ['arxiv:2507.00001: hosted, markdown ready', 'arxiv:2507.00002v1: hosted', 'doi:10.1234/nothing: unresolved'],
     );
   });
 

@@ -155,6 +155,13 @@ afterEach(async () => {
 const query = (method: string, p: string, i = 0) =>
   Object.fromEntries(new URL(api.calls(method, p)[i]!.url, 'http://x').searchParams);
 
+/** `pks paper <command> <args>` ends with exit 2 and `message`, having sent no request. */
+async function expectRefusedBeforeAnyRequest(command: string, args: string[], message: string): Promise<void> {
+  const run = await pks(h, ['paper', command, ...args]);
+  expect(run).toMatchObject({ code: 2, stdout: '', stderr: `${message}\n` });
+  expect(api.requests).toHaveLength(0);
+}
+
 describe('paper list', () => {
   it('prints the count and page, then one line per paper (newest first); sends the defaults', async () => {
     await expectPrints(
@@ -174,22 +181,15 @@ describe('paper list', () => {
   });
 
   it('passes -q, --has-md, --has-pdf, --sort, --page and --per-page; P of Q from total and per_page', async () => {
-    const run = await pks(h, [
-      'paper',
-      'list',
-      '-q',
-      'WIDGETS',
-      '--has-md',
-      'true',
-      '--has-pdf',
-      'true',
-      '--sort',
-      'id',
-      '--page',
-      '1',
-      '--per-page',
-      '5',
-    ]);
+    const options = {
+      '-q': 'WIDGETS',
+      '--has-md': 'true',
+      '--has-pdf': 'true',
+      '--sort': 'id',
+      '--page': '1',
+      '--per-page': '5',
+    };
+    const run = await pks(h, ['paper', 'list', ...Object.entries(options).flat()]);
     expect(run.stdout).toBe('1 paper(s) (page 1 of 1)\n2501.00010v1  md:yes  pdf:yes  Quantum widgets for everyone\n');
     expect(query('GET', '/api/papers')).toEqual({
       q: 'WIDGETS',
@@ -241,11 +241,7 @@ describe('paper list', () => {
     [['--per-page', '101'], "Invalid input: --per-page must be in 1..100, got '101'"],
     [['--per-page', '0'], "Invalid input: --per-page must be in 1..100, got '0'"],
     [['--request-timeout', '0'], "Invalid input: --request-timeout must be greater than 0, got '0'"],
-  ])('%j → exit 2 before any request', async (args, message) => {
-    const run = await pks(h, ['paper', 'list', ...args]);
-    expect(run).toMatchObject({ code: 2, stdout: '', stderr: `${message}\n` });
-    expect(api.requests).toHaveLength(0);
-  });
+  ])('%j → exit 2 before any request', (args, message) => expectRefusedBeforeAnyRequest('list', args, message));
 
   it('an unknown flag or an abbreviation → exit 2', async () => {
     expect((await pks(h, ['paper', 'list', '--per', '5'])).code).toBe(2);
@@ -282,8 +278,9 @@ describe('paper show', () => {
   });
 
   it('no metadata, several versions, a claim and a running job; an old-style id is sent with its /', async () => {
-    const run = await pks(h, ['paper', 'show', 'quant-ph/9508027']);
-    expect(run.stdout).toBe(
+    await expectPrints(
+      h,
+      ['paper', 'show', 'quant-ph/9508027'],
       [
         'quant-ph/9508027',
         'Metadata:  not known to the server',
@@ -293,8 +290,7 @@ describe('paper show', () => {
         'Claim:     held by contrib@laptop until 2026-05-01T13:00:00Z',
         'Jobs:',
         '  markdown: running converting_md convert.running polls=7',
-        '',
-      ].join('\n'),
+      ],
     );
     expect(api.requests.at(-1)!.url).toBe('/api/papers/quant-ph/9508027');
   });
@@ -346,9 +342,10 @@ describe('paper show', () => {
 
 describe('paper status', () => {
   it('two or more ids → the batch probe, one line per id in request order', async () => {
+    const ids = ['2501.00010', 'quant-ph/9508027v1', '2501.77777v1', '2501.77777', 'x!'];
     await expectPrints(
       h,
-      ['paper', 'status', '2501.00010', 'quant-ph/9508027v1', '2501.77777v1', '2501.77777', 'x!'],
+      ['paper', 'status', ...ids],
       [
         '2501.00010 → 2501.00010v1  md:yes pdf:yes cached',
         'quant-ph/9508027v1 → quant-ph/9508027v1  md:no pdf:yes none',
@@ -357,9 +354,7 @@ describe('paper status', () => {
         'x! → -  md:no pdf:no invalid paper id',
       ],
     );
-    expect(query('GET', '/api/papers/status/batch')).toEqual({
-      ids: '2501.00010,quant-ph/9508027v1,2501.77777v1,2501.77777,x!',
-    });
+    expect(query('GET', '/api/papers/status/batch')).toEqual({ ids: ids.join(',') });
   });
 
   it('--json prints the body; repeated ids are asked once', async () => {
@@ -404,11 +399,7 @@ describe('paper status', () => {
     [['2501.00010v1', '--kind', 'html'], "Invalid input: --kind must be one of markdown, pdf, got 'html'"],
     [['2501.00010v1', ''], 'Error: empty paper id'],
     [['10.1/a,b', '2501.00010v1'], "Error: '10.1/a,b' holds a comma, which separates the ids of one request"],
-  ])('%j → exit 2 before any request', async (args, message) => {
-    const run = await pks(h, ['paper', 'status', ...args]);
-    expect(run).toMatchObject({ code: 2, stdout: '', stderr: `${message}\n` });
-    expect(api.requests).toHaveLength(0);
-  });
+  ])('%j → exit 2 before any request', (args, message) => expectRefusedBeforeAnyRequest('status', args, message));
 });
 
 describe('paper lookup', () => {
@@ -433,9 +424,10 @@ describe('paper lookup', () => {
   });
 
   it('one line per ref: hosted / not hosted, markdown ready, year and title; unresolved', async () => {
+    const refs = ['arxiv:2501.00010', 'doi:10.1234/gadgets', 'openalex:W9', 'doi:10.9/unknown', 'isbn:123'];
     await expectPrints(
       h,
-      ['paper', 'lookup', 'arxiv:2501.00010', 'doi:10.1234/gadgets', 'openalex:W9', 'doi:10.9/unknown', 'isbn:123'],
+      ['paper', 'lookup', ...refs],
       [
         'arxiv:2501.00010: hosted, markdown ready (2025) — Quantum widgets for everyone',
         'doi:10.1234/gadgets: not hosted (2019) — Gadgets',
@@ -444,9 +436,7 @@ describe('paper lookup', () => {
         'isbn:123: unresolved',
       ],
     );
-    expect(query('GET', '/api/papers/lookup')).toEqual({
-      ids: 'arxiv:2501.00010,doi:10.1234/gadgets,openalex:W9,doi:10.9/unknown,isbn:123',
-    });
+    expect(query('GET', '/api/papers/lookup')).toEqual({ ids: refs.join(',') });
   });
 
   it('--file adds refs (blank lines and # comments skipped), - reads stdin; --json prints the body', async () => {

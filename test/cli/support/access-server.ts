@@ -3,6 +3,7 @@
  * `paper` and `ingest` tests), its system PAT set to `pat`.
  */
 import { startTestServer, type TestServer } from '../../support/server.js';
+import { startOnTop } from '../../support/start-on-top.js';
 import { accessEnv, startDoubles, type Doubles } from '../../server/access/support/harness.js';
 
 export interface AccessServer {
@@ -17,18 +18,11 @@ export async function startAccessServer(
   env: (d: Doubles) => Record<string, string> = accessEnv,
 ): Promise<AccessServer> {
   const d = await startDoubles();
-  try {
-    const srv = await startTestServer({ ...env(d), SVC_SYSTEM_PAT: pat });
-    return {
-      d,
-      srv,
-      async close() {
-        await srv.close();
-        await d.close();
-      },
-    };
-  } catch (err) {
-    await d.close();
-    throw err;
-  }
+  return startOnTop(
+    () => d.close(),
+    async () => {
+      const srv = await startTestServer({ ...env(d), SVC_SYSTEM_PAT: pat });
+      return { d, srv, close: () => srv.close() };
+    },
+  );
 }

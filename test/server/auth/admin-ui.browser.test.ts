@@ -1,21 +1,18 @@
-import type { Browser } from 'playwright-core';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Identity } from '../../../src/server/auth/identity.js';
 import { openTestIdentity, startTestServer, testUser, type TestServer } from '../../support/server.js';
-import { CHROMIUM, launchBrowser } from '../../web/support/browser.js';
+import { CHROMIUM, useBrowser } from '../../web/support/browser.js';
 
 describe.skipIf(!CHROMIUM)('admin UI in a real browser', () => {
+  const browser = useBrowser();
   let srv: TestServer;
   let identity: Identity;
-  let browser: Browser;
   beforeAll(async () => {
     srv = await startTestServer();
     identity = await openTestIdentity(srv.config);
     await identity.superusers.upsert('root@example.org', 'correct horse battery');
-    browser = await launchBrowser();
   });
   afterAll(async () => {
-    await browser?.close();
     identity?.close();
     await srv?.close();
   });
@@ -28,7 +25,7 @@ describe.skipIf(!CHROMIUM)('admin UI in a real browser', () => {
       expiresInDays: 30,
       scopes: ['wiki:read'],
     });
-    const page = await browser.newPage();
+    const page = await browser().newPage();
     const external: string[] = [];
     page.on('request', (r) => {
       if (!r.url().startsWith(srv.url)) external.push(r.url());

@@ -104,9 +104,7 @@ describe('pksd pat', () => {
       env,
       dir,
     );
-    expect(r.code).toBe(1);
-    expect(r.stdout).toBe('');
-    expect(r.stderr).toBe("pksd: unknown user 'mallory' (see pksd users list)\n");
+    expect(r).toMatchObject({ code: 1, stdout: '', stderr: "pksd: unknown user 'mallory' (see pksd users list)\n" });
   });
 
   it.each([
@@ -125,9 +123,7 @@ describe('pksd pat', () => {
     };
     args[override[0]!] = override[1]!;
     const r = await pksd(['pat', 'mint', ...Object.entries(args).flat()], env, dir);
-    expect(r.code).toBe(2);
-    expect(r.stderr).toBe(`pksd: ${message}\n`);
-    expect(r.stdout).toBe('');
+    expect(r).toMatchObject({ code: 2, stdout: '', stderr: `pksd: ${message}\n` });
   });
 
   it('mint without a required option is a usage error (exit 2)', async () => {

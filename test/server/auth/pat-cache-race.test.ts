@@ -17,10 +17,10 @@ let userId: string;
 
 beforeEach(async () => {
   h = await authHarness();
-  other = await openUserDatabase(h.config);
   const { user } = await h.login('alice');
   userId = user.id;
   pat = await h.identity.pats.mint(user.id, { name: 'n', description: '', expiresInDays: 30, scopes: ['papers:read'] });
+  other = await openUserDatabase(h.config);
 });
 afterEach(async () => {
   await other.close();

@@ -8,6 +8,7 @@ import { mkdir } from 'node:fs/promises';
 import { createRequire } from 'node:module';
 import path from 'node:path';
 import { chromium, type Browser, type BrowserContext, type Page } from 'playwright-core';
+import { useFixture } from '../../support/fixture.js';
 import { REPO_ROOT } from '../../support/server.js';
 import type { PageGlobals } from './page-globals.js';
 
@@ -28,6 +29,11 @@ const AXE_SOURCE = readFileSync(createRequire(import.meta.url).resolve('axe-core
 
 export function launchBrowser(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM!, args: ['--no-sandbox'] });
+}
+
+/** Chromium for the tests of the calling `describe`: launched before them, closed after them. */
+export function useBrowser(): () => Browser {
+  return useFixture('Chromium', launchBrowser, (browser) => browser.close());
 }
 
 export interface WebPage {

@@ -16,8 +16,10 @@ import { ensureGraphSchema } from '../../../src/server/graph/constraints.js';
 import type { GraphClient } from '../../../src/server/graph/driver.js';
 import { syncWikiToGraph } from '../../../src/server/graph/wiki-sync.js';
 import { loadWiki } from '../../../src/wiki/index.js';
+import { useFixture } from '../../support/fixture.js';
 import { graphClientFor, startNeo4j, type Neo4jServer } from '../../support/neo4j.js';
 import { REPO_ROOT, startTestServer, type TestServer } from '../../support/server.js';
+import { startOnTop } from '../../support/start-on-top.js';
 import { startGitHubDouble, type GitHubDouble } from '../../support/upstreams/github.js';
 import { launchBrowser, openPage, type WebPage } from './browser.js';
 import type { PageGlobals } from './page-globals.js';
@@ -123,6 +125,15 @@ export async function startStack(
   };
 }
 
+/** `startStack(extraPages, env)` for the tests of the calling `describe`, closed after them. */
+export function useStack(extraPages: Record<string, string> = {}, env: Record<string, string> = {}): () => Stack {
+  return useFixture(
+    'the stack',
+    () => startStack(extraPages, env),
+    (stack) => stack.close(),
+  );
+}
+
 /** Signs in through /login and the IdP double; ends on `next` (default the overview). */
 export async function signIn(page: Page, url: string, next = '/'): Promise<void> {
   await page.goto(`${url}/login?next=${encodeURIComponent(next)}`);
@@ -151,26 +162,31 @@ export async function startSignedIn(
   env: Record<string, string> = {},
 ): Promise<SignedInStack> {
   const stack = await startStack(extraPages, env);
-  let browser: Browser | undefined;
-  try {
-    browser = await launchBrowser();
-    const w = await openSignedIn(browser, stack.url);
-    const started = browser;
-    return {
-      stack,
-      browser,
-      w,
-      async close() {
-        await w.close();
-        await started.close();
-        await stack.close();
-      },
-    };
-  } catch (err) {
-    await browser?.close();
-    await stack.close();
-    throw err;
-  }
+  return startOnTop(
+    () => stack.close(),
+    async () => {
+      const browser = await launchBrowser();
+      return startOnTop(
+        () => browser.close(),
+        async () => {
+          const w = await openSignedIn(browser, stack.url);
+          return { stack, browser, w, close: () => w.close() };
+        },
+      );
+    },
+  );
+}
+
+/** `startSignedIn(extraPages, env)` for the tests of the calling `describe`, closed after them. */
+export function useSignedIn(
+  extraPages: Record<string, string> = {},
+  env: Record<string, string> = {},
+): () => SignedInStack {
+  return useFixture(
+    'the signed-in stack',
+    () => startSignedIn(extraPages, env),
+    (web) => web.close(),
+  );
 }
 
 /** A signed-in stack whose graph is a real Neo4j of its own; `close` stops Neo4j too. */
@@ -187,26 +203,18 @@ export async function startGraphSignedIn(
   env: Record<string, string> = {},
 ): Promise<GraphSignedInStack> {
   const neo = await startNeo4j();
-  try {
-    const graph = graphClientFor(neo);
-    try {
-      await seed(graph);
-    } finally {
-      await graph.close();
-    }
-    const signedIn = await startSignedIn({}, { GRAPHDB_URI: neo.boltUri, ...env });
-    return {
-      ...signedIn,
-      neo,
-      async close() {
-        await signedIn.close();
-        await neo.stop();
-      },
-    };
-  } catch (err) {
-    await neo.stop();
-    throw err;
-  }
+  return startOnTop(
+    () => neo.stop(),
+    async () => {
+      const graph = graphClientFor(neo);
+      try {
+        await seed(graph);
+      } finally {
+        await graph.close();
+      }
+      return { ...(await startSignedIn({}, { GRAPHDB_URI: neo.boltUri, ...env })), neo };
+    },
+  );
 }
 
 /** What `pksd wiki sync` makes of the sample wiki, which is also every stack's wiki checkout (CONTRACT §6). */
