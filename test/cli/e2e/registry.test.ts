@@ -262,18 +262,16 @@ describe('paper show', () => {
     await expectPrints(
       h,
       ['paper', 'show', '2501.00010'],
-      [
-        '2501.00010',
-        'Title:     Quantum widgets for everyone',
-        'Authors:   Alice Example, Bob Example',
-        'Published: 2025-01-02',
-        'DOI:       10.1234/widgets',
-        'Cited by:  12',
-        'Versions:',
-        '  v1: PDF 1.2 MiB, markdown 34.5 KiB, 2 images; updated 2026-05-01T12:00:00Z',
-        'Claim:     none',
-        'Jobs:      none',
-      ],
+      `2501.00010
+Title:     Quantum widgets for everyone
+Authors:   Alice Example, Bob Example
+Published: 2025-01-02
+DOI:       10.1234/widgets
+Cited by:  12
+Versions:
+  v1: PDF 1.2 MiB, markdown 34.5 KiB, 2 images; updated 2026-05-01T12:00:00Z
+Claim:     none
+Jobs:      none`,
     );
   });
 
@@ -342,18 +340,15 @@ describe('paper show', () => {
 
 describe('paper status', () => {
   it('two or more ids → the batch probe, one line per id in request order', async () => {
-    const ids = ['2501.00010', 'quant-ph/9508027v1', '2501.77777v1', '2501.77777', 'x!'];
-    await expectPrints(
-      h,
-      ['paper', 'status', ...ids],
-      [
-        '2501.00010 → 2501.00010v1  md:yes pdf:yes cached',
-        'quant-ph/9508027v1 → quant-ph/9508027v1  md:no pdf:yes none',
-        '2501.77777v1 → 2501.77777v1  md:no pdf:no none',
-        '2501.77777 → -  md:no pdf:no not found',
-        'x! → -  md:no pdf:no invalid paper id',
-      ],
-    );
+    const lineOfId = new Map([
+      ['2501.00010', '2501.00010 → 2501.00010v1  md:yes pdf:yes cached'],
+      ['quant-ph/9508027v1', 'quant-ph/9508027v1 → quant-ph/9508027v1  md:no pdf:yes none'],
+      ['2501.77777v1', '2501.77777v1 → 2501.77777v1  md:no pdf:no none'],
+      ['2501.77777', '2501.77777 → -  md:no pdf:no not found'],
+      ['x!', 'x! → -  md:no pdf:no invalid paper id'],
+    ]);
+    const ids = [...lineOfId.keys()];
+    await expectPrints(h, ['paper', 'status', ...ids], [...lineOfId.values()]);
     expect(query('GET', '/api/papers/status/batch')).toEqual({ ids: ids.join(',') });
   });
 
@@ -486,20 +481,18 @@ describe('paper figures', () => {
     await expectPrints(
       h,
       ['paper', 'figures', '2501.00010v1'],
-      [
-        'Figure 1: A widget in two parts.',
-        '  fig1a.png',
-        '  fig1b.png',
-        '',
-        'Figure ?: (no caption)',
-        '  sub/x.png',
-        '',
-        'Figure 2: Energy levels',
-        '  fig2.png',
-        '',
-        'Images in no figure:',
-        '  logo.png',
-      ],
+      `Figure 1: A widget in two parts.
+  fig1a.png
+  fig1b.png
+
+Figure ?: (no caption)
+  sub/x.png
+
+Figure 2: Energy levels
+  fig2.png
+
+Images in no figure:
+  logo.png`,
     );
   });
 

@@ -2,9 +2,16 @@
 import { expect } from 'vitest';
 import { pks, type PksHome } from './pks.js';
 
-/** Runs `pks <args>` in `h`; expects exit 0, nothing on stderr and exactly `lines` on stdout, each ended by a newline. */
-export async function expectPrints(h: PksHome, args: readonly string[], lines: readonly string[]): Promise<void> {
+/**
+ * Runs `pks <args>` in `h`; expects exit 0, nothing on stderr and exactly `lines` on stdout, each ended by a newline.
+ * `lines` may be the screen as one text (a template literal laid out as the terminal shows it).
+ */
+export async function expectPrints(
+  h: PksHome,
+  args: readonly string[],
+  lines: readonly string[] | string,
+): Promise<void> {
   const run = await pks(h, args);
   expect(run).toMatchObject({ code: 0, stderr: '' });
-  expect(run.stdout).toBe([...lines, ''].join('\n'));
+  expect(run.stdout).toBe(typeof lines === 'string' ? `${lines}\n` : [...lines, ''].join('\n'));
 }
