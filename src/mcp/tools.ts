@@ -323,34 +323,44 @@ const paperImage = define({
   },
 });
 
-/** The ids of one batch request, as many as the server answers at once. */
-const idBatch = Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: BATCH_MAX_IDS });
+/** The items of one batch request, as many as the server answers at once. */
+const itemBatch = Type.Array(Type.String({ minLength: 1 }), { minItems: 1, maxItems: BATCH_MAX_IDS });
 
-/** GET of a batch route with `items` as its comma-separated `ids` (an item holding a comma cannot be sent). */
-async function getBatch(ctx: ToolContext, path: string, items: readonly string[], what: string): Promise<ToolResult> {
-  const bad = items.find((i) => i.includes(','));
-  if (bad !== undefined) return errorResult(`${what} '${bad}' holds a comma, which separates the list`);
-  return getJson(ctx, path, { ids: items.join(',') });
+/**
+ * A tool asking the batch route `path` (a GET) about the items its input lists under `field`, sent as the route's
+ * comma-separated `ids`: an item holding a comma cannot be sent, and the error names it as an `item`.
+ */
+function batchTool(
+  field: string,
+  item: string,
+  path: string,
+  about: Pick<ToolDef, 'name' | 'title' | 'description'>,
+): ToolDef {
+  return define({
+    ...about,
+    scope: 'papers:read',
+    input: Type.Object({ [field]: itemBatch }, { additionalProperties: false }),
+    async run(input, ctx) {
+      const items = input[field]!; // the schema requires it
+      const bad = items.find((i) => i.includes(','));
+      if (bad !== undefined) return errorResult(`${item} '${bad}' holds a comma, which separates the list`);
+      return getJson(ctx, path, { ids: items.join(',') });
+    },
+  });
 }
 
-const paperStatus = define({
+const paperStatus = batchTool('ids', 'id', '/api/papers/status/batch', {
   name: 'paper_status',
   title: 'Storage status of papers',
   description: `Whether the server stores the markdown and PDF of up to ${BATCH_MAX_IDS} papers, and their jobs.`,
-  scope: 'papers:read',
-  input: Type.Object({ ids: idBatch }, { additionalProperties: false }),
-  run: (input, ctx) => getBatch(ctx, '/api/papers/status/batch', input.ids, 'id'),
 });
 
-const paperLookup = define({
+const paperLookup = batchTool('refs', 'ref', '/api/papers/lookup', {
   name: 'paper_lookup',
   title: 'Resolve references',
   description:
     `Resolve up to ${BATCH_MAX_IDS} references (arxiv:<id>, doi:<doi>, openalex:<id>): is the paper known, hosted ` +
     'here, its markdown ready; title, authors and year.',
-  scope: 'papers:read',
-  input: Type.Object({ refs: idBatch }, { additionalProperties: false }),
-  run: (input, ctx) => getBatch(ctx, '/api/papers/lookup', input.refs, 'ref'),
 });
 
 const paperList = define({

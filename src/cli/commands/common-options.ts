@@ -18,6 +18,10 @@ export const noCacheOption = (): Option => new Option('--no-cache', 'ask the par
 export const quietNotesOption = (scope = ''): Option =>
   new Option('--quiet-notes', `${scope}no 'Note (server applied defaults)' lines`);
 
+/** `-o, --output <file>`: where the command writes; `description` says what, and what `-` or no option does. */
+export const outputOption = (description: string, placeholder = 'file'): Option =>
+  new Option(`-o, --output <${placeholder}>`, description);
+
 /** `-v, --verbose`: progress on stderr. */
 export const verboseOption = (): Option => new Option('-v, --verbose', 'log progress on stderr');
 

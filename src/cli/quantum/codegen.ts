@@ -10,6 +10,7 @@ import {
 } from '../../quantum/index.js';
 import { EXIT } from '../errors.js';
 import { messageOf, parseChoiceFlag, stringFlag, readInputText, writeText, type QuantumIO } from './common.js';
+import type { QuantumTool } from './tool.js';
 
 export interface CodegenOptions {
   readonly input: string;
@@ -69,3 +70,9 @@ export async function runCodegen(
   );
   return EXIT.ok;
 }
+
+/** `pks codegen`: its `<ir.json>` is required, so commander has checked that it is there. */
+export const tool: QuantumTool<CodegenOptions> = {
+  validate: (input, o) => parseCodegenOptions(input!, o),
+  run: (options, ctx) => runCodegen(options, ctx.io),
+};

@@ -14,6 +14,7 @@ import {
 } from '../../quantum/index.js';
 import { EXIT, UsageError } from '../errors.js';
 import { messageOf, stringFlag, writeText, type QuantumIO } from './common.js';
+import type { QuantumTool } from './tool.js';
 
 export interface DesignerOptions {
   /** `undefined` only with `listPrimitives`. */
@@ -111,3 +112,9 @@ export async function runDesigner(options: DesignerOptions, io: QuantumIO, deps:
   }
   return EXIT.ok;
 }
+
+/** `pks designer`: `--list-primitives` reads no configuration. */
+export const tool: QuantumTool<DesignerOptions> = {
+  validate: parseDesignerOptions,
+  run: (options, ctx) => runDesigner(options, ctx.io, { wikiDir: options.listPrimitives ? '' : ctx.config().wikiDir }),
+};

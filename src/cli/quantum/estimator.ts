@@ -14,6 +14,7 @@ import {
 } from '../../quantum/index.js';
 import { EXIT, UsageError } from '../errors.js';
 import { messageOf, parseChoiceFlag, stringFlag, readInputText, writeText, type QuantumIO } from './common.js';
+import type { QuantumTool } from './tool.js';
 
 export interface EstimatorOptions {
   readonly input: string | undefined;
@@ -94,3 +95,9 @@ export async function runEstimator(
     );
   return EXIT.ok;
 }
+
+/** `pks estimator`: without a circuit, `--demo` is required (checked by `parseEstimatorOptions`). */
+export const tool: QuantumTool<EstimatorOptions> = {
+  validate: parseEstimatorOptions,
+  run: (options, ctx) => runEstimator(options, ctx.io),
+};

@@ -1,4 +1,7 @@
 /** `pks extractor <preprint_id>` (CONTRACT §17.7). */
+import { mkdtemp, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { stringify as toYaml } from 'yaml';
 import { parsePreprintId } from '../../shared/ids.js';
 import {
@@ -11,8 +14,10 @@ import {
   type LlmProvider,
   type MarkdownFetcher,
 } from '../../quantum/index.js';
+import type { CliContext } from '../context.js';
 import { EXIT, UsageError } from '../errors.js';
 import { messageOf, parseChoiceFlag, stringFlag, writeText, type QuantumIO } from './common.js';
+import type { QuantumTool } from './tool.js';
 
 export interface ExtractorOptions {
   readonly preprintId: string;
@@ -102,3 +107,41 @@ export async function runExtractor(options: ExtractorOptions, io: QuantumIO, dep
   }
   return EXIT.ok;
 }
+
+/** The `pks paper get markdown <id>` flow of this client, as the extractor's markdown source. */
+async function serverMarkdown(ctx: CliContext, preprintId: string): Promise<string> {
+  const { paperGet } = await import('../commands/paper/get.js');
+  const dir = await mkdtemp(path.join(tmpdir(), 'pks-extractor-'));
+  try {
+    const output = path.join(dir, 'paper.md');
+    const code = await paperGet(ctx, {
+      kind: 'markdown',
+      id: preprintId,
+      output,
+      wait: true,
+      maxWaitS: 1800,
+      quietProgress: false,
+      quietNotes: false,
+      timeoutMs: 120_000,
+    });
+    if (code !== 0) throw new Error(`pks paper get markdown ${preprintId} failed (exit ${code})`);
+    return await readFile(output, 'utf8');
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** `pks extractor`: its `<preprint_id>` is required, so commander has checked that it is there. */
+export const tool: QuantumTool<ExtractorOptions> = {
+  validate: (preprintId, o) => parseExtractorOptions(preprintId!, o),
+  run: (options, ctx) => {
+    const cfg = ctx.config();
+    return runExtractor(options, ctx.io, {
+      openaiApiKey: cfg.openaiApiKey,
+      anthropicApiKey: cfg.anthropicApiKey,
+      openaiBaseUrl: cfg.openaiBaseUrl,
+      anthropicBaseUrl: cfg.anthropicBaseUrl,
+      fetchMarkdown: (id) => serverMarkdown(ctx, id),
+    });
+  },
+};

@@ -23,6 +23,7 @@ import {
   writeText,
   type QuantumIO,
 } from './common.js';
+import type { QuantumTool } from './tool.js';
 
 export interface ValidatorOptions {
   readonly input: string;
@@ -154,3 +155,9 @@ export async function runValidator(
   );
   return report.passed ? EXIT.ok : EXIT.failure;
 }
+
+/** `pks validator`: its `<circuit.json>` is required, so commander has checked that it is there. */
+export const tool: QuantumTool<ValidatorOptions> = {
+  validate: (input, o) => parseValidatorOptions(input!, o),
+  run: (options, ctx) => runValidator(options, ctx.io),
+};

@@ -4,10 +4,11 @@ import {
   type FetchRequest,
   type FetchResult,
 } from '../../../shared/api/registry.js';
+import { Option } from 'commander';
 import { CliExit, EXIT, HttpStatusError } from '../../errors.js';
 import { oneLine } from '../../text.js';
 import { defineAction, type RegisterCommand } from '../host.js';
-import { addRegistryOptions, batches, listCommand, printJson, registryOptions } from './registry.js';
+import { batches, listCommand, printJson } from './registry.js';
 
 /** The default idle timeout of one fetch request. */
 const FETCH_TIMEOUT_SECONDS = 600;
@@ -17,6 +18,9 @@ const FETCH = listCommand({
   description: 'have the server fetch papers from arXiv and convert them to markdown (or fetch the PDF only)',
   noun: ['item', 'items'],
   items: ['[items...]', 'arXiv ids, DOIs, arxiv.org abs/pdf URLs or doi.org URLs'],
+  options: [new Option('--pdf', 'fetch the PDF only (no conversion to markdown)')],
+  // A slice of 50 versionless ids may wait ~150 s for arXiv version lookups at the default rate (CONTRACT §11.5).
+  timeoutSeconds: FETCH_TIMEOUT_SECONDS,
 });
 
 /**
@@ -25,17 +29,12 @@ const FETCH = listCommand({
  * slice's lines are printed as its answer arrives. Exit 0 only when at least one item was enqueued.
  */
 export const registerPaperFetch: RegisterCommand = (parent, host) => {
-  addRegistryOptions(
-    FETCH.add(parent).option('--pdf', 'fetch the PDF only (no conversion to markdown)'),
-    true,
-    // A slice of 50 versionless ids may wait ~150 s for arXiv version lookups at the default rate (CONTRACT §11.5).
-    FETCH_TIMEOUT_SECONDS,
-  ).action(
+  FETCH.add(parent).action(
     defineAction(
       host,
       (args, o) => {
         const kind: NonNullable<FetchRequest['kind']> = o['pdf'] === true ? 'pdf' : 'markdown';
-        return { ...FETCH.input(args, o), kind, ...registryOptions(o) };
+        return { ...FETCH.input(args, o), kind };
       },
       async (ctx, input) => {
         const items = await FETCH.items(ctx, input);

@@ -6,6 +6,7 @@ import { EXIT, HttpStatusError, UsageError } from '../../errors.js';
 import { saveBody } from '../../http/save.js';
 import type { TransportResponse } from '../../http/transport.js';
 import { ByteMeter, stderrProgress } from '../../progress/line.js';
+import { outputOption } from '../common-options.js';
 import { defineAction, type RegisterCommand } from '../host.js';
 import { DefaultsNotes } from './access.js';
 import { addRegistryOptions, paperPath, registryOptions, requireId } from './registry.js';
@@ -34,9 +35,8 @@ export const registerPaperGetImages: RegisterCommand = (get, host) => {
       .description('download one stored image of a paper (names: see pks paper figures)')
       .argument('<id>', 'arXiv id (with or without version), bare old-style number, or DOI')
       .argument('<name>', 'the image name, as pks paper figures lists it')
-      .option(
-        '-o, --output <file>',
-        'write to FILE, or into FILE when it is a directory (default: the image name, here; - = stdout)',
+      .addOption(
+        outputOption('write to FILE, or into FILE when it is a directory (default: the image name, here; - = stdout)'),
       ),
     false,
   ).action(
@@ -61,9 +61,10 @@ export const registerPaperGetImages: RegisterCommand = (get, host) => {
       .command('images')
       .description('download all stored images of a paper as one zip')
       .argument('<id>', 'arXiv id (with or without version), bare old-style number, or DOI')
-      .option(
-        '-o, --output <file>',
-        'write to FILE, or into FILE when it is a directory (default: <stem>-images.zip, here; - = stdout)',
+      .addOption(
+        outputOption(
+          'write to FILE, or into FILE when it is a directory (default: <stem>-images.zip, here; - = stdout)',
+        ),
       ),
     false,
   ).action(

@@ -5,7 +5,7 @@ import { jsonObject, readJsonObject } from '../../http/json-body.js';
 import { saveBody } from '../../http/save.js';
 import type { TransportResponse } from '../../http/transport.js';
 import { ByteMeter, stderrProgress } from '../../progress/line.js';
-import { quietNotesOption, quietProgressOption, requestTimeoutOption } from '../common-options.js';
+import { outputOption, quietNotesOption, quietProgressOption, requestTimeoutOption } from '../common-options.js';
 import { defineAction, type RegisterCommand } from '../host.js';
 import { parsePositiveNumber, requestTimeoutMs } from '../options.js';
 import { retryAfterSeconds } from '../../http/api-client.js';
@@ -42,7 +42,7 @@ export const registerPaperGet: RegisterCommand = (get, host) => {
         `download the ${kind === 'pdf' ? 'PDF' : kind} of a paper, waiting while the server ${kind === 'pdf' ? 'fetches' : 'fetches or converts'} it`,
       )
       .argument('<id_or_doi>', 'arXiv id (with or without version), bare old-style number, or DOI')
-      .option('-o, --output <file>', 'write to FILE (default: stdout; - = stdout)')
+      .addOption(outputOption('write to FILE (default: stdout; - = stdout)'))
       .option('--no-wait', 'do not wait: print the 202 job snapshot and exit 0')
       .option('--max-wait <seconds>', 'total time to wait for the job', '1800')
       .addOption(quietProgressOption())

@@ -3,15 +3,7 @@ import { InvalidInputError } from '../../../shared/domain-errors.js';
 import { EXIT } from '../../errors.js';
 import { oneLine } from '../../text.js';
 import { defineAction, type RegisterCommand } from '../host.js';
-import {
-  addRegistryOptions,
-  batchable,
-  distinct,
-  inSlices,
-  listCommand,
-  printJson,
-  registryOptions,
-} from './registry.js';
+import { batchable, distinct, inSlices, listCommand, printJson } from './registry.js';
 
 /** `<namespace>:<value>`: the server echoes an unknown namespace as unresolved, a ref without one is a typo. */
 const REF = /^[A-Za-z][\w.-]*:\S/;
@@ -28,12 +20,12 @@ const LOOKUP = listCommand({
  * `GET /api/papers/lookup`). More refs than one request takes are asked in slices of `BATCH_MAX_IDS`.
  */
 export const registerPaperLookup: RegisterCommand = (parent, host) => {
-  addRegistryOptions(LOOKUP.add(parent)).action(
+  LOOKUP.add(parent).action(
     defineAction(
       host,
       (args, o) => {
         args.forEach(checkRef);
-        return { ...LOOKUP.input(args, o), ...registryOptions(o) };
+        return LOOKUP.input(args, o);
       },
       async (ctx, input) => {
         const refs = distinct(await LOOKUP.items(ctx, input));

@@ -3,7 +3,7 @@
  * lists from the command line and a file, batching to the server's per-request limits, and small formatters.
  */
 import { readFile } from 'node:fs/promises';
-import type { Command } from 'commander';
+import type { Command, Option } from 'commander';
 import type { CliContext, CliIO } from '../../context.js';
 import { CliExit, EXIT, UsageError } from '../../errors.js';
 import { readAll } from '../../input.js';
@@ -83,7 +83,10 @@ export function registerPaperRead<T extends object>(
 
 export const yesNo = (flag: boolean): string => (flag ? 'yes' : 'no');
 
-/** A list command (`pks paper fetch`, `lookup`): it takes items on the command line and from `--file`. */
+/**
+ * A list command (`pks paper fetch`, `lookup`): it takes items on the command line and from `--file`, and the
+ * registry options.
+ */
 export interface ListSpec {
   readonly name: string;
   readonly description: string;
@@ -91,18 +94,27 @@ export interface ListSpec {
   readonly noun: readonly [one: string, many: string];
   /** The positional argument (`[items...]`) and what it takes. */
   readonly items: readonly [argument: string, description: string];
+  /** The command's own options, listed after `--file`. */
+  readonly options?: readonly Option[];
+  /** The default of `--request-timeout` (s), as `addRegistryOptions` takes it. */
+  readonly timeoutSeconds?: number;
 }
 
-/** The items of a list command's command line, checked before any I/O. */
+/** The items of a list command's command line and its registry options, checked before any I/O. */
 export interface ListInput {
   readonly args: readonly string[];
   readonly file: string | undefined;
+  readonly json: boolean;
+  readonly timeoutMs: number;
 }
 
 export interface ListCommand {
-  /** Adds `pks paper <name> [items...] [--file <file>]` to `parent` (its own options and action still to add). */
+  /**
+   * Adds `pks paper <name> [items...] [--file <file>]`, the spec's options, `--json` and `--request-timeout` to
+   * `parent` (its action still to add).
+   */
   add(parent: Command): Command;
-  /** The command line's items: at least one, or `--file` (a usage error otherwise). */
+  /** The command line's items (at least one, or `--file`: a usage error otherwise) and registry options. */
   input(args: readonly string[], o: Record<string, unknown>): ListInput;
   /**
    * The items named on the command line followed by those of the file (`-` = stdin): one per line, trimmed, blank
@@ -115,16 +127,19 @@ export interface ListCommand {
 export function listCommand(spec: ListSpec): ListCommand {
   const [one, many] = spec.noun;
   return {
-    add: (parent) =>
-      parent
+    add: (parent) => {
+      const command = parent
         .command(spec.name)
         .description(spec.description)
         .argument(...spec.items)
-        .option('--file <file>', `also the ${many} in FILE, one per line (- = stdin; # starts a comment)`),
+        .option('--file <file>', `also the ${many} in FILE, one per line (- = stdin; # starts a comment)`);
+      for (const option of spec.options ?? []) command.addOption(option);
+      return addRegistryOptions(command, true, spec.timeoutSeconds);
+    },
     input: (args, o) => {
       const file = o['file'] as string | undefined;
       if (args.length === 0 && file === undefined) throw new UsageError(`give at least one ${one} or --file`);
-      return { args, file };
+      return { args, file, ...registryOptions(o) };
     },
     items: async (ctx, { args, file }) => {
       const items = [...args, ...(file === undefined ? [] : await fileLines(ctx, file))]

@@ -1,11 +1,10 @@
-import { verboseOption } from '../common-options.js';
+import { outputOption, verboseOption } from '../common-options.js';
 import type { RegisterCommand } from '../host.js';
-import { circuitArgument, toolAction } from './tool.js';
+import { circuitArgument, toolCommand } from './tool.js';
 
 /** `pks validator` (CONTRACT §17.5): equivalence, test suites, built-in references, generated code. */
 export const registerValidator: RegisterCommand = (program, host) => {
-  program
-    .command('validator')
+  toolCommand(program, host, 'validator', () => import('../../quantum/validator.js'))
     .description('check a circuit: equivalence with a reference, test suites, built-in references, generated code')
     .addArgument(circuitArgument('<circuit.json>'))
     .option('-r, --reference <file>', 'circuit to compare with')
@@ -19,17 +18,9 @@ export const registerValidator: RegisterCommand = (program, host) => {
     .option('--tolerance <x>', 'largest amplitude difference accepted', '1e-9')
     .option('--matrix-size-limit <n>', 'widest circuit compared by full unitary', '10')
     .option('-f, --format <format>', 'text, json or markdown (md)', 'text')
-    .option('-o, --output <file>', 'write the report to FILE')
+    .addOption(outputOption('write the report to FILE'))
     .addOption(verboseOption())
     .option('-q, --quiet', 'no logs, no "Report saved" line')
     .option('--skip-equivalence', 'skip the --reference equivalence check')
-    .option('--skip-tests', 'skip the test suite')
-    .action(
-      toolAction(
-        host,
-        () => import('../../quantum/validator.js'),
-        (tool, input, o) => tool.parseValidatorOptions(input!, o),
-        (tool, options, ctx) => tool.runValidator(options, ctx.io),
-      ),
-    );
+    .option('--skip-tests', 'skip the test suite');
 };
