@@ -1,3 +1,4 @@
+import path from 'node:path';
 import { Command } from 'commander';
 import pino from 'pino';
 import type { Config } from '../config/types.js';
@@ -16,7 +17,10 @@ import { settingSubcommand } from './setting-flags.js';
 export function openCommandStore(config: Config): { store: ObjectStore; close(): void } {
   if (config.objectStore) {
     const clients = createS3Clients(config.objectStore, config.edgeName);
-    return { store: new S3ObjectStore(clients, pino({ level: 'silent' })), close: () => clients.destroy() };
+    const store = new S3ObjectStore(clients, pino({ level: 'silent' }), {
+      tempDir: path.join(config.dataDir, 'index-tmp'),
+    });
+    return { store, close: () => clients.destroy() };
   }
   return { store: new LocalObjectStore(config.rawDir), close: () => undefined };
 }

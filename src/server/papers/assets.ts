@@ -6,7 +6,6 @@ import type { GraphClient } from '../graph/driver.js';
 import { LocalObjectStore } from '../storage/local-store.js';
 import type { ObjectStore } from '../storage/object-store.js';
 import type { S3Clients } from '../storage/s3-client.js';
-import { S3ObjectStore } from '../storage/s3-store.js';
 import { Catalog, PaperIndex } from './catalog.js';
 import { StoreIndexPersistence } from './index-parquet.js';
 import { openClaimStore } from './claims.js';
@@ -23,7 +22,12 @@ export async function openPaperAssets(
   logger: Logger,
   deps: { s3: S3Clients | null; graph: GraphClient | null; db?: UserDatabase },
 ): Promise<PaperAssets> {
-  const store: ObjectStore = deps.s3 ? new S3ObjectStore(deps.s3, logger) : new LocalObjectStore(config.rawDir);
+  // The S3 adapter (and with it the AWS SDK) is loaded only when the store is S3 (start-up time and memory).
+  const store: ObjectStore = deps.s3
+    ? new (await import('../storage/s3-store.js')).S3ObjectStore(deps.s3, logger, {
+        tempDir: path.join(config.dataDir, 'index-tmp'),
+      })
+    : new LocalObjectStore(config.rawDir);
   await store.start();
   const stager = new Stager(path.join(config.dataDir, 'tmp'));
   await stager.start();

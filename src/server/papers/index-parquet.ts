@@ -78,11 +78,12 @@ export class StoreIndexPersistence implements IndexPersistence {
   async save(table: IndexTable, pending: ReadonlyMap<string, RowMutation>): Promise<'stored' | IndexTable | 'retry'> {
     let current = table;
     for (let attempt = 1; attempt <= MAX_FLUSH_ATTEMPTS; attempt++) {
-      const encoded = await this.encoder.encode(current);
-      const bytes = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
+      // Encoded straight into a file of the store's temp area (removed on failure), which the store then
+      // publishes (and removes): the file's bytes never pass through this heap.
+      const file = await this.encoder.encode(current, await this.store.indexTempPath());
       // The answer comes after the whole body: allow 1 s per MiB on top of the base timeout.
-      const etag = await this.store.writeIndex(bytes, this.etag, {
-        timeoutMs: this.timeoutMs + Math.ceil(bytes.length / 1_048_576) * 1000,
+      const etag = await this.store.writeIndexFile(file, this.etag, {
+        timeoutMs: this.timeoutMs + Math.ceil(file.size / 1_048_576) * 1000,
       });
       if (etag !== null) {
         this.etag = etag;

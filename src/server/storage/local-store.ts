@@ -18,6 +18,7 @@ import {
   objectStoreError,
   type ByteRange,
   type GotObject,
+  type IndexFile,
   type IndexObject,
   type ListedObject,
   type ObjectBody,
@@ -347,7 +348,7 @@ export class LocalObjectStore implements ObjectStore {
   /**
    * The index file's ETag is its sha256 (CONTRACT §4.2). Hashing a large index is costly (0.5 s for 460 MiB), so
    * the digest is kept with the file's identity (inode, size, mtime), in memory and in the file's sidecar (written
-   * by `writeIndex`, as other objects' sha256), and recomputed only when neither matches the file as it is now.
+   * by `writeIndexFile`, as other objects' sha256), and recomputed only when neither matches the file as it is now.
    */
   private indexDigest: IndexDigest | null = null;
 
@@ -380,23 +381,31 @@ export class LocalObjectStore implements ObjectStore {
     }
   }
 
-  async writeIndex(bytes: Buffer, expectedEtag: string | null): Promise<string | null> {
+  async indexTempPath(): Promise<string> {
+    try {
+      await mkdir(this.tmpDir, { recursive: true });
+    } catch (err) {
+      throw wrap('write', INDEX_BUCKET_KEY, err);
+    }
+    return this.tempPath();
+  }
+
+  /** Renames the file (from `indexTempPath`: the same file system) into place; its sha256 is the new ETag. */
+  async writeIndexFile(file: IndexFile, expectedEtag: string | null): Promise<string | null> {
     try {
       return await this.mutex.run('\0index', async () => {
         if ((await this.currentIndexEtag()) !== expectedEtag) return null;
         await mkdir(path.dirname(this.indexPath), { recursive: true });
-        await mkdir(this.tmpDir, { recursive: true });
-        const tmp = this.tempPath();
-        await writeFile(tmp, bytes, { flag: 'wx' });
-        await rename(tmp, this.indexPath);
-        const etag = await sha256Chunked(bytes);
+        await rename(file.path, this.indexPath);
         const signature = await this.indexSignature();
-        this.indexDigest = signature === null ? null : { signature, etag };
+        this.indexDigest = signature === null ? null : { signature, etag: file.sha256 };
         if (this.indexDigest !== null) await this.writeIndexDigest(this.indexDigest);
-        return etag;
+        return file.sha256;
       });
     } catch (err) {
       throw wrap('write', INDEX_BUCKET_KEY, err);
+    } finally {
+      await rm(file.path, { force: true }).catch(() => undefined); // not published: the file is ours to remove
     }
   }
 

@@ -80,6 +80,16 @@ export interface IndexObject {
 }
 
 /**
+ * An index file written in the store's temp area (`indexTempPath`), to publish with `writeIndexFile`: its size and
+ * the sha256 of its bytes, computed as it was written.
+ */
+export interface IndexFile {
+  readonly path: string;
+  readonly size: number;
+  readonly sha256: string;
+}
+
+/**
  * Any failure of the store itself: the domain's `UpstreamError('object_store')` with the message
  * `object store error: <op> <key>: <reason>`, answered 500 with that message (SPEC "Errors").
  */
@@ -122,10 +132,16 @@ export interface ObjectStore {
   /** The index object's current ETag without downloading it (`null` when absent). */
   indexEtag(options?: CallOptions): Promise<string | null>;
   /**
-   * Writes the index with compare-and-swap: `expectedEtag` `null` = create only when absent. Returns the new
-   * ETag, or `null` when the precondition failed.
+   * A fresh path in the store's temp area for an index file to publish with `writeIndexFile` (its directory exists;
+   * the file does not). Local: beside the index, so publishing is a rename.
    */
-  writeIndex(bytes: Buffer, expectedEtag: string | null, options?: CallOptions): Promise<string | null>;
+  indexTempPath(): Promise<string>;
+  /**
+   * Publishes `file` as the index with compare-and-swap: `expectedEtag` `null` = create only when absent. Returns
+   * the new ETag, or `null` when the precondition failed. The file is the store's from the call on: moved into
+   * place, or removed whatever the outcome (412, store error).
+   */
+  writeIndexFile(file: IndexFile, expectedEtag: string | null, options?: CallOptions): Promise<string | null>;
   /**
    * A time-limited GET URL of an object for an outside party (the parser provider, CONTRACT §3.4, §11.6), signed
    * for `SVC_OBJ_PUBLIC_ENDPOINT`. `null` when this store cannot hand out such URLs: the S3 backend without a

@@ -3,6 +3,9 @@
  * bucket and is stripped.
  */
 import { createReadStream } from 'node:fs';
+import { mkdir, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { Readable } from 'node:stream';
 import {
   DeleteObjectCommand,
@@ -25,6 +28,7 @@ import {
   type ByteRange,
   type CallOptions,
   type GotObject,
+  type IndexFile,
   type IndexObject,
   type ListedObject,
   type ObjectBody,
@@ -35,6 +39,7 @@ import {
   type PutResult,
 } from './object-store.js';
 import type { S3Clients } from './s3-client.js';
+import { ownedTempName, removeStaleTemps } from './temp-files.js';
 import * as youngGarbage from './young-garbage.js';
 
 interface S3ErrorShape {
@@ -70,6 +75,9 @@ function wrap(op: string, key: string, err: unknown): UpstreamError {
 }
 
 const START_TIMEOUT_MS = 5_000;
+/** Index files being written for `writeIndexFile` (`<prefix><owner>`, temp-files.ts), removed at start when stale. */
+const INDEX_TEMP_PREFIX = 'index-';
+const STALE_TEMP_MS = 60 * 60 * 1000;
 
 /**
  * Runs an SDK call with an abort after `timeoutMs` unless it has answered by then (the timer is cleared once the
@@ -117,13 +125,19 @@ export class S3ObjectStore implements ObjectStore {
   readonly backend = 's3' as const;
 
   private readonly pageSize: number | undefined;
+  /**
+   * Where index files are written before they are sent: a directory of their own (start removes stale `index-*`
+   * entries), `<SVC_DATA_DIR>/index-tmp/` in the server.
+   */
+  private readonly tempDir: string;
 
   constructor(
     private readonly clients: S3Clients,
     private readonly logger: Logger,
-    options: { readonly listPageSize?: number } = {},
+    options: { readonly listPageSize?: number; readonly tempDir?: string } = {},
   ) {
     this.pageSize = options.listPageSize;
+    this.tempDir = options.tempDir ?? path.join(os.tmpdir(), 'pks-index-tmp');
   }
 
   private get client() {
@@ -136,9 +150,12 @@ export class S3ObjectStore implements ObjectStore {
 
   /**
    * Enables versioning on the three asset buckets when not `Enabled`; a failure (or no answer within 5 s) is a
-   * warning. The buckets are handled in parallel so a dead store delays the start by at most the timeout.
+   * warning. The buckets are handled in parallel so a dead store delays the start by at most the timeout. Index
+   * files a crashed process left in the temp directory are removed.
    */
   async start(): Promise<void> {
+    await mkdir(this.tempDir, { recursive: true });
+    await removeStaleTemps(this.tempDir, { prefix: INDEX_TEMP_PREFIX, maxAgeMs: STALE_TEMP_MS });
     await Promise.all(
       ASSET_KINDS.map(async (kind) => {
         const Bucket = this.bucket(kind);
@@ -406,15 +423,28 @@ export class S3ObjectStore implements ObjectStore {
     }
   }
 
-  async writeIndex(bytes: Buffer, expectedEtag: string | null, options: CallOptions = {}): Promise<string | null> {
+  async indexTempPath(): Promise<string> {
+    try {
+      await mkdir(this.tempDir, { recursive: true });
+    } catch (err) {
+      throw wrap('write', INDEX_BUCKET_KEY, err);
+    }
+    return path.join(this.tempDir, ownedTempName(INDEX_TEMP_PREFIX));
+  }
+
+  /** Streams the file in one conditional PutObject (`If-None-Match: *` / `If-Match`), then removes it. */
+  async writeIndexFile(
+    file: IndexFile,
+    expectedEtag: string | null,
+    options: CallOptions = {},
+  ): Promise<string | null> {
     try {
       const r = await answerWithin(options.timeoutMs, (abortSignal) =>
         this.client.send(
           new PutObjectCommand({
             Bucket: this.bucket('pdf'),
             Key: INDEX_BUCKET_KEY,
-            Body: bytes,
-            ContentLength: bytes.length,
+            ...bodyInput(file),
             ContentType: INDEX_CONTENT_TYPE,
             ...(expectedEtag === null ? { IfNoneMatch: '*' } : { IfMatch: expectedEtag }),
           }),
@@ -425,6 +455,8 @@ export class S3ObjectStore implements ObjectStore {
     } catch (err) {
       if (isPreconditionFailure(err)) return null;
       throw wrap('write', INDEX_BUCKET_KEY, err);
+    } finally {
+      await rm(file.path, { force: true }).catch(() => undefined);
     }
   }
 

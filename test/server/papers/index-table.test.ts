@@ -2,10 +2,13 @@
  * The columnar index (`src/server/papers/index/`): the table, the Parquet codec (own fast path and the hyparquet
  * fallback for files of other layouts), Snappy, and the snapshot the worker encoder serialises.
  */
-import { randomBytes } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
 import { parquetMetadata, parquetReadObjects, snappyUncompress as referenceUncompress } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import { describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INDEX_COLUMNS } from '../../../src/server/papers/index/columns.js';
 import { TableEncoder, encodeTable, encodeTableSync } from '../../../src/server/papers/index/encoder.js';
 import { decodeTable } from '../../../src/server/papers/index/parquet-read.js';
@@ -18,6 +21,29 @@ import { requireUploadId } from '../../../src/shared/ids.js';
 import pino from 'pino';
 
 const hex = (n: number) => randomBytes(n).toString('hex');
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'pks-index-table-'));
+});
+afterAll(() => rm(dir, { recursive: true, force: true }));
+let files = 0;
+const freshPath = () => path.join(dir, `index-${files++}`);
+
+/** The bytes of an encoded file, checked against the size and sha256 the encoder reported. */
+async function fileBytes(file: { path: string; size: number; sha256: string }): Promise<Buffer> {
+  const bytes = await readFile(file.path);
+  expect(file.size).toBe(bytes.length);
+  expect(file.sha256).toBe(createHash('sha256').update(bytes).digest('hex'));
+  return bytes;
+}
+
+/** A table whose `title` column holds a value the encoder cannot write (it throws at that column's pages). */
+function unwritableTable(n: number): IndexTable {
+  const table = IndexTable.fromRows(Array.from({ length: n }, (_, i) => row(i)));
+  table.text.title[n - 1] = { length: 1 } as never;
+  return table;
+}
 
 function row(i: number, extra: Partial<IndexRow> = {}): IndexRow {
   const id = requireUploadId(`2501.${String(i).padStart(5, '0')}v${1 + (i % 3)}`);
@@ -91,10 +117,10 @@ describe('Parquet codec of the columnar index', () => {
   it('the worker encoder writes the table as of the call: later writes are not included', async () => {
     const rows = Array.from({ length: 3000 }, (_, i) => row(i));
     const table = IndexTable.fromRows(rows);
-    const encoding = encodeTable(table, { inProcessMaxRows: 0 });
+    const encoding = encodeTable(table, freshPath(), { inProcessMaxRows: 0 });
     table.set(table.indexOf(rows[5]!.preprint_id)!, { title: 'changed', has_md: true, pdf_etag: null });
     table.upsert(row(9999));
-    const decoded = await decodeTable(await encoding);
+    const decoded = await decodeTable(await fileBytes(await encoding));
     expect(decoded.length).toBe(3000);
     expect(decoded.row(decoded.indexOf(rows[5]!.preprint_id)!)).toEqual(rows[5]);
     expect([...decoded.rows()]).toEqual(sortById(rows));
@@ -107,7 +133,12 @@ describe('the in-place encoder (kept buffers, one column page a step)', () => {
     const table = new IndexTable(2000);
     for (const r of rows) table.upsert(r);
     const snapshot = table.snapshot();
-    const steps = new IndexEncoder().steps(snapshot.view(), snapshot.changed);
+    const pieces: Buffer[] = [];
+    const steps = new IndexEncoder().steps(
+      snapshot.view(),
+      (piece) => void pieces.push(Buffer.from(piece)),
+      snapshot.changed,
+    );
     for (let k = 0; k < 5; k++) expect(steps.next().done).toBe(false);
     // Rows changed after some of their columns were written and before the others; then the table grows (its
     // typed arrays are reallocated) and a changed row changes again.
@@ -124,10 +155,9 @@ describe('the in-place encoder (kept buffers, one column page a step)', () => {
     }
     for (let i = 2000; i < 2600; i++) table.upsert(row(i));
     table.set(table.indexOf(rows[7]!.preprint_id)!, { title: 'changed again', has_md: !rows[7]!.has_md });
-    let step = steps.next();
-    while (!step.done) step = steps.next();
+    while (!steps.next().done);
     snapshot.release();
-    const decoded = await decodeTable(step.value);
+    const decoded = await decodeTable(Buffer.concat(pieces));
     expect([...decoded.rows()]).toEqual(sortById(rows));
   });
 
@@ -135,7 +165,7 @@ describe('the in-place encoder (kept buffers, one column page a step)', () => {
     const reused = new TableEncoder();
     for (const n of [3000, 40_000, 10, 0, 25_000]) {
       const table = IndexTable.fromRows(Array.from({ length: n }, (_, i) => row((i * 7919) % 90_000)));
-      const ours = Buffer.from(await reused.encode(table));
+      const ours = await fileBytes(await reused.encode(table, freshPath()));
       expect(ours.equals(Buffer.from(encodeTableSync(table)))).toBe(true);
       expect((await decodeTable(ours)).length).toBe(table.length);
     }
@@ -150,10 +180,27 @@ describe('the in-place encoder (kept buffers, one column page a step)', () => {
       if (!done) setImmediate(tick);
     };
     setImmediate(tick);
-    const bytes = await new TableEncoder().encode(table);
+    const file = await new TableEncoder().encode(table, freshPath());
     done = true;
     expect(turns).toBeGreaterThan(2);
-    expect((await decodeTable(bytes)).length).toBe(60_000);
+    expect((await decodeTable(await fileBytes(file))).length).toBe(60_000);
+  });
+});
+
+describe('an encode that fails leaves no file', () => {
+  it.each([
+    ['in place', 10_000],
+    ['in the worker', 0],
+  ])('%s: the half-written file is removed; the encoder stays usable', async (_where, inProcessMaxRows) => {
+    const encoder = new TableEncoder();
+    const target = freshPath();
+    await expect(encoder.encode(unwritableTable(3_000), target, { inProcessMaxRows })).rejects.toThrow(
+      /charCodeAt is not a function/,
+    );
+    expect(await readdir(dir)).not.toContain(path.basename(target));
+    const table = IndexTable.fromRows(Array.from({ length: 3_000 }, (_, i) => row(i)));
+    const file = await encoder.encode(table, freshPath(), { inProcessMaxRows });
+    expect((await decodeTable(await fileBytes(file))).length).toBe(3_000);
   });
 });
 

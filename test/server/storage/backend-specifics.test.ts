@@ -4,7 +4,9 @@
  */
 import { GetBucketVersioningCommand, PutBucketVersioningCommand } from '@aws-sdk/client-s3';
 import { createHash } from 'node:crypto';
-import { mkdir, readdir, readFile, stat, utimes, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdir, mkdtemp, readdir, readFile, rm, stat, utimes, writeFile } from 'node:fs/promises';
+import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -16,7 +18,7 @@ import { S3ObjectStore } from '../../../src/server/storage/s3-store.js';
 import { writeObject } from '../../../src/server/storage/write.js';
 import { isObjectStoreError, UpstreamError } from '../../../src/shared/domain-errors.js';
 import { startMoto, type MotoServer } from '../../support/moto.js';
-import { localFixture, motoBuckets, quietLogger } from './backends.js';
+import { localFixture, motoBuckets, publishIndex, quietLogger } from './backends.js';
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 
@@ -139,6 +141,27 @@ describe('local backend layout (§3.5)', () => {
   });
 });
 
+describe('local backend index file (§4.2)', () => {
+  it('publishing is a rename of the temp file (under <raw>/.tmp); a store error removes the file', async () => {
+    const fx = await localFixture();
+    try {
+      const temp = await fx.store.indexTempPath();
+      expect(path.dirname(temp)).toBe(path.join(fx.root!, '.tmp'));
+      const { etag } = await publishIndex(fx.store, Buffer.from('one'), null);
+      expect(etag).toBe(sha('one'));
+      expect(await readFile(path.join(fx.root!, 'index/papers.parquet'), 'utf8')).toBe('one');
+      // `index/` replaced by a file: the store cannot stat the index.
+      await rm(path.join(fx.root!, 'index'), { recursive: true });
+      await writeFile(path.join(fx.root!, 'index'), 'not a directory');
+      const failed = publishIndex(fx.store, Buffer.from('two'), etag);
+      await expect(failed).rejects.toThrow(/^object store error: write index\/papers\.parquet: /);
+      expect(await readdir(path.join(fx.root!, '.tmp'))).toEqual([]);
+    } finally {
+      await fx.close();
+    }
+  });
+});
+
 describe('S3 backend (§3.4)', () => {
   let moto: MotoServer;
   beforeAll(async () => {
@@ -178,6 +201,46 @@ describe('S3 backend (§3.4)', () => {
       expect(lines.join('')).toContain('could not enable versioning on bucket no-such-bucket-x');
     } finally {
       clients.destroy();
+    }
+  });
+
+  it('index files are written in the temp directory; start removes the stale ones a crash left', async () => {
+    const tempDir = await mkdtemp(path.join(os.tmpdir(), 'pks-s3-temp-'));
+    const config = await motoBuckets(moto);
+    const clients = createS3Clients(config, null);
+    try {
+      const old = new Date(Date.now() - 2 * 60 * 60 * 1000);
+      for (const name of ['index-crashed', 'upload-someone-elses']) {
+        await writeFile(path.join(tempDir, name), 'x');
+        await utimes(path.join(tempDir, name), old, old);
+      }
+      const store = new S3ObjectStore(clients, quietLogger(), { tempDir });
+      await store.start();
+      expect(await readdir(tempDir)).toEqual(['upload-someone-elses']);
+      expect(path.dirname(await store.indexTempPath())).toBe(tempDir);
+      const { etag, temp } = await publishIndex(store, Buffer.from('one'), null);
+      expect(etag).toBeTruthy();
+      expect(existsSync(temp)).toBe(false);
+      expect((await store.readIndex())!.bytes.toString()).toBe('one');
+    } finally {
+      clients.destroy();
+      await rm(tempDir, { recursive: true, force: true });
+    }
+  });
+
+  it('an index publish that fails (no such bucket) is a store error and removes the file', async () => {
+    const tempDir = await mkdtemp(path.join(os.tmpdir(), 'pks-s3-temp-'));
+    const config = await motoBuckets(moto);
+    const clients = createS3Clients({ ...config, buckets: { ...config.buckets, pdf: 'missing-bucket-z' } }, null);
+    try {
+      const store = new S3ObjectStore(clients, quietLogger(), { tempDir });
+      await expect(publishIndex(store, Buffer.from('one'), null)).rejects.toThrow(
+        /^object store error: write index\/papers\.parquet: /,
+      );
+      expect(await readdir(tempDir)).toEqual([]);
+    } finally {
+      clients.destroy();
+      await rm(tempDir, { recursive: true, force: true });
     }
   });
 

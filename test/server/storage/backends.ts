@@ -2,14 +2,14 @@
  * Test backends for the object-store contract suite: a local temp directory and a real S3 API (moto).
  */
 import { CreateBucketCommand } from '@aws-sdk/client-s3';
-import { randomBytes } from 'node:crypto';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import type { ObjectStoreConfig } from '../../../src/server/config/types.js';
 import { LocalObjectStore } from '../../../src/server/storage/local-store.js';
-import type { ObjectStore } from '../../../src/server/storage/object-store.js';
+import type { CallOptions, ObjectStore } from '../../../src/server/storage/object-store.js';
 import { createS3Clients } from '../../../src/server/storage/s3-client.js';
 import { S3ObjectStore } from '../../../src/server/storage/s3-store.js';
 import type { MotoServer } from '../../support/moto.js';
@@ -23,6 +23,22 @@ export interface StoreFixture {
 }
 
 export const quietLogger = () => pino({ level: 'silent' });
+
+/**
+ * Publishes `bytes` as the index the way the service does: written into `indexTempPath()`, then `writeIndexFile`.
+ * Returns its answer (the new ETag, or `null` on a failed precondition) and the temp file's path.
+ */
+export async function publishIndex(
+  store: ObjectStore,
+  bytes: Buffer,
+  expectedEtag: string | null,
+  options?: CallOptions,
+): Promise<{ etag: string | null; temp: string }> {
+  const temp = await store.indexTempPath();
+  await writeFile(temp, bytes, { flag: 'wx' });
+  const sha256 = createHash('sha256').update(bytes).digest('hex');
+  return { etag: await store.writeIndexFile({ path: temp, size: bytes.length, sha256 }, expectedEtag, options), temp };
+}
 
 export async function localFixture(): Promise<StoreFixture> {
   const root = await mkdtemp(path.join(os.tmpdir(), 'pks-store-'));

@@ -3,6 +3,7 @@
  * and the S3 router against a real S3 API (moto).
  */
 import { createHash } from 'node:crypto';
+import { existsSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,7 +13,7 @@ import { InvalidKeyError } from '../../../src/server/storage/keys.js';
 import { collect, type ObjectStore } from '../../../src/server/storage/object-store.js';
 import { checkTarget, writeObject, type WriteOutcome } from '../../../src/server/storage/write.js';
 import { useMoto } from '../../support/moto.js';
-import { localFixture, s3Fixture, type StoreFixture } from './backends.js';
+import { localFixture, publishIndex, s3Fixture, type StoreFixture } from './backends.js';
 
 const sha = (b: Buffer | string) => createHash('sha256').update(b).digest('hex');
 const pdf = (text: string) => Buffer.from(`%PDF-1.4\n${text}\n%%EOF\n`);
@@ -243,22 +244,37 @@ describe.each(backends)('object store contract (%s)', (_name, make) => {
     await expect(store.putIfAbsent(key, Buffer.from('x'), { contentType: 'x', metadata: {} })).rejects.toThrow();
   });
 
-  it('index object: create-if-absent, compare-and-swap', async () => {
+  it('index object: create-if-absent, compare-and-swap; the published temp file is gone whatever the answer', async () => {
     expect(await store.readIndex()).toBeNull();
     expect(await store.indexEtag()).toBeNull();
-    const e1 = await store.writeIndex(Buffer.from('one'), null);
+    const publish = async (text: string, expected: string | null) => {
+      const { etag, temp } = await publishIndex(store, Buffer.from(text), expected);
+      expect(existsSync(temp)).toBe(false);
+      return etag;
+    };
+    const e1 = await publish('one', null);
     expect(e1).toBeTruthy();
     expect(await store.indexEtag()).toBe(e1);
-    expect(await store.writeIndex(Buffer.from('again'), null)).toBeNull();
+    expect(await publish('again', null)).toBeNull();
     const read = await store.readIndex();
     expect(read!.bytes.toString()).toBe('one');
     expect(read!.etag).toBe(e1);
-    const e2 = await store.writeIndex(Buffer.from('two'), e1);
+    const e2 = await publish('two', e1);
     expect(e2).toBeTruthy();
     expect(e2).not.toBe(e1);
-    expect(await store.writeIndex(Buffer.from('stale'), e1)).toBeNull();
+    expect(await publish('stale', e1)).toBeNull();
     expect((await store.readIndex())!.bytes.toString()).toBe('two');
     // The index is not an asset object.
     expect((await collect(store.list('pdf/'))).map((o) => o.key)).toEqual([]);
+  });
+
+  it('index temp paths are fresh, in an existing directory, and not objects', async () => {
+    const [a, b] = [await store.indexTempPath(), await store.indexTempPath()];
+    expect(a).not.toBe(b);
+    expect(existsSync(a)).toBe(false);
+    expect(existsSync(path.dirname(a))).toBe(true);
+    await writeFile(a, 'x');
+    expect(await collect(store.list('pdf/'))).toEqual([]);
+    await rm(a);
   });
 });

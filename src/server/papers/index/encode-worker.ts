@@ -1,11 +1,19 @@
 /**
- * Worker thread that encodes the index: receives the rows as `ColumnChunk`s (`{ chunk }` messages, in row order),
- * then `{ done: true }`, and answers `{ bytes }` (transferred) or `{ error }`.
+ * Worker thread that encodes the index (`workerData`: `{ rows, path }`): receives the rows as `ColumnChunk`s
+ * (`{ chunk }` messages, in row order), assembling them as they come, then `{ done: true }`; writes the file to
+ * `path` page by page while hashing it, and answers `{ file }` (its path, size and sha256: the bytes never leave
+ * this thread) or `{ error }`.
  */
-import { parentPort } from 'node:worker_threads';
+import { parentPort, workerData } from 'node:worker_threads';
 import { HEX_COLUMNS, HEX_SHAPES, type HexColumnName } from './columns.js';
-import { encodeColumns } from './parquet-write.js';
-import { concatChunks, type ColumnChunk } from './snapshot.js';
+import { writeIndexFileSync } from './index-file.js';
+import { IndexEncoder, runToEnd } from './parquet-write.js';
+import { ChunkAssembler, type ColumnChunk } from './snapshot.js';
+
+export interface EncodeWorkerData {
+  readonly rows: number;
+  readonly path: string;
+}
 
 const widths = Object.fromEntries(HEX_COLUMNS.map((c) => [c, HEX_SHAPES[c].digits / 2])) as Record<
   HexColumnName,
@@ -14,17 +22,18 @@ const widths = Object.fromEntries(HEX_COLUMNS.map((c) => [c, HEX_SHAPES[c].digit
 
 const port = parentPort;
 if (port !== null) {
-  let chunks: ColumnChunk[] = [];
+  const { rows, path } = workerData as EncodeWorkerData;
+  let assembler: ChunkAssembler | null = new ChunkAssembler(rows, widths);
   port.on('message', (msg: { chunk?: ColumnChunk; done?: boolean }) => {
-    if (msg.chunk) {
-      chunks.push(msg.chunk);
-      return;
-    }
     try {
-      const all = concatChunks(chunks, widths);
-      chunks = [];
-      const bytes = encodeColumns(all);
-      port.postMessage({ bytes }, [bytes.buffer as ArrayBuffer]);
+      if (msg.chunk) {
+        assembler!.add(msg.chunk);
+        return;
+      }
+      const all = assembler!.result();
+      assembler = null;
+      const file = writeIndexFileSync(path, (sink) => runToEnd(new IndexEncoder().steps(all, sink)));
+      port.postMessage({ file });
     } catch (err) {
       port.postMessage({ error: (err as Error).stack ?? String(err) });
     }

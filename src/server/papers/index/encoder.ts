@@ -1,14 +1,20 @@
 /**
- * Serialises an `IndexTable` to Parquet without holding the event loop, as of a point-in-time snapshot. Tables up
- * to `IN_PROCESS_MAX_ROWS` rows are encoded in place from the table's own columns (rows changed meanwhile from the
- * snapshot's saved copies), a few milliseconds at a time, into buffers the `TableEncoder` keeps between encodes;
- * larger ones are cut into chunks of `CHUNK_ROWS` rows, posted one per event-loop turn to a worker thread (typed
- * arrays transferred), which sorts and encodes on another core.
+ * Serialises an `IndexTable` to a Parquet file without holding the event loop, as of a point-in-time snapshot.
+ * Tables up to `IN_PROCESS_MAX_ROWS` rows are encoded in place from the table's own columns (rows changed meanwhile
+ * from the snapshot's saved copies), a few milliseconds at a time, through buffers the `TableEncoder` keeps between
+ * encodes; larger ones are cut into chunks of `CHUNK_ROWS` rows, posted one per event-loop turn to a worker thread
+ * (typed arrays transferred), which assembles them as they come, then sorts, encodes and writes the file on
+ * another core, and answers only its path, size and sha256 (the whole file arriving in the main heap set off a
+ * full GC of the loaded table: H25-FLUSH).
  *
  * The worker runs the compiled `encode-worker.js` next to this module; when running from the TypeScript sources
  * (tests, benchmarks) that is the one in `dist/` (`npm run build`). Without either, encoding happens in place.
  */
+import { rm } from 'node:fs/promises';
 import { Worker } from 'node:worker_threads';
+import type { IndexFile } from '../../storage/object-store.js';
+import type { EncodeWorkerData } from './encode-worker.js';
+import { writeIndexFile } from './index-file.js';
 import { IndexEncoder, encodeColumns } from './parquet-write.js';
 import { chunkBuffers, type TableSnapshot } from './snapshot.js';
 import type { IndexTable } from './table.js';
@@ -28,7 +34,7 @@ const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 const workerFile = (): URL | null => builtWorkerFile(import.meta.url, 'encode-worker.js');
 
-/** Encodes the whole table in place (blocking, so nothing changes meanwhile); the bytes are the caller's. */
+/** Encodes the whole table in place into memory (blocking, so nothing changes meanwhile): tests and benchmarks. */
 export function encodeTableSync(table: IndexTable): Uint8Array {
   const snapshot = table.snapshot();
   try {
@@ -44,23 +50,29 @@ export interface EncodeOptions {
 }
 
 /**
- * Encodes tables as they are at the call (writes made meanwhile are not included), one at a time. Bytes encoded
- * in place are a view of this encoder's buffers: valid until its next `encode`.
+ * Encodes tables as they are at the call (writes made meanwhile are not included), one at a time, each into a new
+ * file hashed as it is written. The process's heap never holds the whole file: the worker writes its pieces itself.
  */
 export class TableEncoder {
   private readonly encoder = new IndexEncoder();
   private busy = false;
 
-  async encode(table: IndexTable, options: EncodeOptions = {}): Promise<Uint8Array> {
+  /** Creates `path` (which must not exist) holding the table's file; on any failure `path` is removed. */
+  async encode(table: IndexTable, path: string, options: EncodeOptions = {}): Promise<IndexFile> {
     if (this.busy) throw new Error('TableEncoder: one encode at a time');
     this.busy = true;
     const url = workerFile();
     const snapshot = table.snapshot();
     try {
       if (url !== null && snapshot.length > (options.inProcessMaxRows ?? IN_PROCESS_MAX_ROWS)) {
-        return await encodeInWorker(url, snapshot);
+        return await encodeInWorker(url, snapshot, path);
       }
-      return await runInSlices(this.encoder.steps(snapshot.view(), snapshot.changed));
+      return await writeIndexFile(path, (sink) =>
+        runInSlices(this.encoder.steps(snapshot.view(), sink, snapshot.changed)),
+      );
+    } catch (err) {
+      await rm(path, { force: true }).catch(() => undefined);
+      throw err;
     } finally {
       snapshot.release();
       this.busy = false;
@@ -68,30 +80,37 @@ export class TableEncoder {
   }
 }
 
-/** Encodes the table as it is now into bytes of the caller's (a one-off `TableEncoder`). */
-export function encodeTable(table: IndexTable, options: EncodeOptions = {}): Promise<Uint8Array> {
-  return new TableEncoder().encode(table, options);
+/** Encodes the table as it is now into a new file at `path` (a one-off `TableEncoder`). */
+export function encodeTable(table: IndexTable, path: string, options: EncodeOptions = {}): Promise<IndexFile> {
+  return new TableEncoder().encode(table, path, options);
 }
 
-/** Runs the steps, letting the event loop run whenever `SLICE_MS` have passed. */
-async function runInSlices<T>(steps: Generator<void, T>): Promise<T> {
+/**
+ * Runs the steps, awaiting those that return a promise (the file's writes), and letting the event loop run
+ * whenever `SLICE_MS` have passed.
+ */
+async function runInSlices(steps: Generator<void | Promise<void>, void>): Promise<void> {
   let sliceStart = performance.now();
   for (;;) {
     const step = steps.next();
-    if (step.done) return step.value;
-    if (performance.now() - sliceStart >= SLICE_MS) {
+    if (step.done) return;
+    if (step.value !== undefined) {
+      await step.value;
+      sliceStart = performance.now();
+    } else if (performance.now() - sliceStart >= SLICE_MS) {
       await nextTurn();
       sliceStart = performance.now();
     }
   }
 }
 
-async function encodeInWorker(url: URL, snapshot: TableSnapshot): Promise<Uint8Array> {
-  const worker = new Worker(url);
+async function encodeInWorker(url: URL, snapshot: TableSnapshot, path: string): Promise<IndexFile> {
+  const workerData: EncodeWorkerData = { rows: snapshot.length, path };
+  const worker = new Worker(url, { workerData });
   try {
-    const result = new Promise<Uint8Array>((resolve, reject) => {
-      worker.once('message', (msg: { bytes?: Uint8Array; error?: string }) =>
-        msg.bytes ? resolve(msg.bytes) : reject(new Error(`index encoder: ${msg.error ?? 'no answer'}`)),
+    const result = new Promise<IndexFile>((resolve, reject) => {
+      worker.once('message', (msg: { file?: IndexFile; error?: string }) =>
+        msg.file ? resolve(msg.file) : reject(new Error(`index encoder: ${msg.error ?? 'no answer'}`)),
       );
       worker.once('error', reject);
       worker.once('exit', (code) => reject(new Error(`index encoder exited (${code})`)));
@@ -104,8 +123,11 @@ async function encodeInWorker(url: URL, snapshot: TableSnapshot): Promise<Uint8A
     }
     snapshot.release();
     worker.postMessage({ done: true });
-    return await result;
-  } finally {
+    const file = await result;
     void worker.terminate();
+    return file;
+  } catch (err) {
+    await worker.terminate(); // stopped before the caller removes the file it may be writing
+    throw err;
   }
 }

@@ -1,7 +1,8 @@
 /**
  * Writes `index/papers.parquet` (§4.1) from column data: rows sorted by `preprint_id`, row groups of
  * `ROW_GROUP_ROWS`, one PLAIN data page (v1) per column chunk, SNAPPY. The schema is the one hyparquet-writer
- * derives from the §4.1 column types, so files from before and after read the same everywhere.
+ * derives from the §4.1 column types, so files from before and after read the same everywhere. The file is handed
+ * out piece by piece (a page, then the footer): no encode ever holds the whole file.
  */
 import type { ColumnChunk as ParquetColumnChunk, RowGroup } from 'hyparquet';
 import { ByteWriter } from 'hyparquet-writer';
@@ -171,46 +172,48 @@ function savedSource(spec: ColumnSpec, changed: ReadonlyMap<number, IndexRow>, o
   };
 }
 
-/** hyparquet-writer's writer, growing by a quarter instead of doubling (it holds the whole file). */
-class FileWriter extends ByteWriter {
-  override ensure(size: number): void {
-    if (this.index + size <= this.buffer.byteLength) return;
-    const next = new ArrayBuffer(Math.max(this.index + size, Math.ceil(this.buffer.byteLength * 1.25)));
-    new Uint8Array(next).set(new Uint8Array(this.buffer, 0, this.index));
-    this.buffer = next;
-    this.view = new DataView(next);
-  }
-}
-
-/** About what a row takes in the file (digests and ETags stored, ids compressed): room reserved up front. */
-const FILE_BYTES_PER_ROW = 128;
 /** Room left before a page's compressed bytes for its header (a Thrift struct of a few varints). */
 const PAGE_HEADER_ROOM = 256;
 const NO_CHANGES: ReadonlyMap<number, IndexRow> = new Map();
 
 /**
- * Encodes tables as Parquet files into buffers it keeps: after the first few encodes, encoding the index again
+ * Receives the encoded file piece by piece, in order. A piece is a view of the encoder's buffer: valid until the
+ * call returns, or until its promise settles (the encoder waits for it before it goes on).
+ */
+export type PieceSink = (piece: Uint8Array) => void | Promise<void>;
+
+/**
+ * Encodes tables as Parquet files through buffers it keeps: after the first few encodes, encoding the index again
  * (every few seconds under writes) allocates nothing large, so the process's memory does not fill with freed
- * buffers of ever larger sizes (the soak benchmark, bench/README.md). Besides the file itself it holds one page.
+ * buffers of ever larger sizes (the soak benchmark, bench/README.md). It holds one page and its compressed form.
  */
 export class IndexEncoder {
-  private readonly writer = new FileWriter(1 << 20);
+  private readonly writer = new ByteWriter(1 << 20);
   private readonly page = new ByteBuffer(1 << 20);
   private defined = new Uint8Array(0);
 
   /**
-   * Encodes `c` (one `ColumnChunk` holding every row), a step per column page: a caller may let the event loop
-   * run between steps, but must finish one encode before it starts the next. Rows in `changed` are written with
-   * the values there instead of `c`'s (a `TableSnapshot` view). The file returned is a view of this encoder's
-   * buffer, valid until its next encode.
+   * Encodes `c` (one `ColumnChunk` holding every row) into `sink`, a step per column page: a caller may let the
+   * event loop run between steps, but must finish one encode before it starts the next, and must await a step's
+   * value when it is a promise (the sink's). Rows in `changed` are written with the values there instead of `c`'s
+   * (a `TableSnapshot` view).
    */
-  *steps(c: ColumnChunk, changed: ReadonlyMap<number, IndexRow> = NO_CHANGES): Generator<void, Uint8Array> {
+  *steps(
+    c: ColumnChunk,
+    sink: PieceSink,
+    changed: ReadonlyMap<number, IndexRow> = NO_CHANGES,
+  ): Generator<void | Promise<void>, void> {
     const order = sortedOrder(c.ids, c.count);
     const schema = indexSchema();
     const { writer, page } = this;
     writer.index = 0;
     writer.offset = 0;
-    writer.ensure(c.count * FILE_BYTES_PER_ROW);
+    /** Hands what the writer holds to the sink; offsets (`writer.offset`) stay the file's. */
+    const flush = (): void | Promise<void> => {
+      const piece = writer.getBytes();
+      writer.index = 0;
+      return sink(piece);
+    };
     writer.appendUint32(0x31524150); // PAR1
     const rowGroups: RowGroup[] = [];
     const hexOther = new Map<string, Map<number, string>>();
@@ -272,7 +275,7 @@ export class IndexEncoder {
             data_page_offset: BigInt(offset),
           },
         });
-        yield;
+        yield flush();
       }
       rowGroups.push({
         columns,
@@ -290,7 +293,7 @@ export class IndexEncoder {
       metadata_length: 0,
     });
     writer.appendUint32(0x31524150);
-    return writer.getBytes();
+    yield flush();
   }
 }
 
@@ -307,14 +310,14 @@ function packBits(out: ByteBuffer, base: number): void {
   out.offset = base + Math.ceil(count / 8);
 }
 
-function runToEnd<T>(steps: Generator<void, T>): T {
-  for (;;) {
-    const step = steps.next();
-    if (step.done) return step.value;
-  }
+/** Runs the steps of an encode whose sink is synchronous. */
+export function runToEnd(steps: Generator<void | Promise<void>, void>): void {
+  while (!steps.next().done);
 }
 
-/** Encodes the whole table (one `ColumnChunk` holding every row) as a Parquet file, in one go. */
+/** Encodes the whole table (one `ColumnChunk` holding every row) as a Parquet file in memory, in one go. */
 export function encodeColumns(c: ColumnChunk): Uint8Array {
-  return runToEnd(new IndexEncoder().steps(c));
+  const pieces: Uint8Array[] = [];
+  runToEnd(new IndexEncoder().steps(c, (piece) => void pieces.push(piece.slice())));
+  return Buffer.concat(pieces);
 }

@@ -50,43 +50,57 @@ export function chunkBuffers(c: ColumnChunk): ArrayBuffer[] {
   ] as ArrayBuffer[];
 }
 
-/** Concatenates chunks (in row order) into one. */
-export function concatChunks(chunks: readonly ColumnChunk[], widths: Record<HexColumnName, number>): ColumnChunk {
-  const count = chunks.reduce((n, c) => n + c.count, 0);
-  const typed = <T extends Uint8Array | Int32Array | Float64Array>(pick: (c: ColumnChunk) => T, per = 1): T => {
-    const first = chunks[0] ? pick(chunks[0]) : null;
-    const out = first ? new (first.constructor as new (n: number) => T)(count * per) : (new Uint8Array(0) as T);
-    let at = 0;
-    for (const c of chunks) {
-      out.set(pick(c), at * per);
-      at += c.count;
+/**
+ * Assembles the chunks of `count` rows (added in row order) into one `ColumnChunk`, each copied into place as it
+ * arrives and then dropped: the rows are never held twice, and no copy of them all waits for the last chunk.
+ */
+export class ChunkAssembler {
+  private readonly all: ColumnChunk;
+  private at = 0;
+
+  constructor(
+    readonly count: number,
+    private readonly widths: Record<HexColumnName, number>,
+  ) {
+    this.all = {
+      count,
+      ids: new Array<string>(count),
+      text: columnRecord(TEXT_COLUMNS, () => new Array<string | null>(count)),
+      flags: columnRecord(FLAG_COLUMNS, () => new Uint8Array(count)),
+      imageCount: new Int32Array(count),
+      sizes: columnRecord(SIZE_COLUMNS, () => new Float64Array(count)),
+      times: columnRecord(TIME_COLUMNS, () => new Float64Array(count)),
+      hex: columnRecord(HEX_COLUMNS, (k) => ({
+        bytes: new Uint8Array(count * widths[k]),
+        state: new Uint8Array(count),
+        other: [],
+      })),
+    };
+  }
+
+  add(c: ColumnChunk): void {
+    const { all, at } = this;
+    if (at + c.count > this.count) throw new Error(`chunks hold more than ${this.count} rows`);
+    for (let r = 0; r < c.count; r++) all.ids[at + r] = c.ids[r]!;
+    for (const k of TEXT_COLUMNS) for (let r = 0; r < c.count; r++) all.text[k][at + r] = c.text[k][r]!;
+    for (const k of FLAG_COLUMNS) all.flags[k].set(c.flags[k], at);
+    all.imageCount.set(c.imageCount, at);
+    for (const k of SIZE_COLUMNS) all.sizes[k].set(c.sizes[k], at);
+    for (const k of TIME_COLUMNS) all.times[k].set(c.times[k], at);
+    for (const k of HEX_COLUMNS) {
+      const h = all.hex[k];
+      h.bytes.set(c.hex[k].bytes, at * this.widths[k]);
+      h.state.set(c.hex[k].state, at);
+      for (const [r, v] of c.hex[k].other) h.other.push([at + r, v]);
     }
-    return out;
-  };
-  const strings = <T>(pick: (c: ColumnChunk) => T[]): T[] => {
-    const out: T[] = new Array<T>(count);
-    let at = 0;
-    for (const c of chunks) for (const v of pick(c)) out[at++] = v;
-    return out;
-  };
-  return {
-    count,
-    ids: strings((c) => c.ids),
-    text: columnRecord(TEXT_COLUMNS, (k) => strings((c) => c.text[k])),
-    flags: columnRecord(FLAG_COLUMNS, (k) => typed((c) => c.flags[k])),
-    imageCount: typed((c) => c.imageCount),
-    sizes: columnRecord(SIZE_COLUMNS, (k) => typed((c) => c.sizes[k])),
-    times: columnRecord(TIME_COLUMNS, (k) => typed((c) => c.times[k])),
-    hex: columnRecord(HEX_COLUMNS, (k) => {
-      const other: [number, string][] = [];
-      let at = 0;
-      for (const c of chunks) {
-        for (const [r, v] of c.hex[k].other) other.push([at + r, v]);
-        at += c.count;
-      }
-      return { bytes: typed((c) => c.hex[k].bytes, widths[k]), state: typed((c) => c.hex[k].state), other };
-    }),
-  };
+    this.at += c.count;
+  }
+
+  /** The assembled rows, once every chunk was added. */
+  result(): ColumnChunk {
+    if (this.at !== this.count) throw new Error(`chunks hold ${this.at} of ${this.count} rows`);
+    return this.all;
+  }
 }
 
 export class TableSnapshot {
