@@ -33,6 +33,12 @@ import { wikiRoutes } from './routes/wiki.js';
 
 const METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 
+/**
+ * Response schemas document the bodies; they never reshape them (a schema must not drop or demand a field). Given as
+ * the schema controller's serializer factory, so Fastify never loads its fast-json-stringify compiler at start.
+ */
+const jsonStringifyCompiler = () => (data: unknown) => JSON.stringify(data);
+
 export async function buildApp(ctx: AppContext): Promise<App> {
   const logger: FastifyBaseLogger = ctx.logger;
   const timeouts = ctx.timeouts ?? DEFAULT_TIMEOUTS;
@@ -50,12 +56,12 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     trustProxy: (address: string) => trust(address),
     return503OnClosing: true,
     routerOptions: { ignoreTrailingSlash: false, maxParamLength: 1000 },
-    schemaController: { compilersFactory: { buildValidator: validatorsByPart } },
+    schemaController: {
+      compilersFactory: { buildValidator: validatorsByPart, buildSerializer: () => jsonStringifyCompiler },
+    },
     frameworkErrors,
     clientErrorHandler,
   }).withTypeProvider<TypeBoxTypeProvider>();
-  // Response schemas document the bodies; they never reshape them (a schema must not drop or demand a field).
-  app.setSerializerCompiler(() => (data) => JSON.stringify(data));
 
   // The route table: every route must carry a guard decision; a route without one is a wiring fault.
   const table: RegisteredRoute[] = [];

@@ -1,36 +1,42 @@
 import { Command, CommanderError } from 'commander';
 import { VERSION } from '../shared/version.js';
-import { configCommand } from './commands/config.js';
-import { dbCommand } from './commands/db.js';
 import { ExitError, type CommandIO } from './commands/io.js';
-import { papersCommand } from './commands/papers.js';
-import { patCommand } from './commands/pat.js';
-import { scholarlyCommand } from './commands/scholarly.js';
-import { serveCommand } from './commands/serve.js';
-import { storageCommand } from './commands/storage.js';
-import { superuserCommand } from './commands/superuser.js';
-import { usersCommand } from './commands/users.js';
-import { wikiCommand } from './commands/wiki.js';
 import { processInputs } from './config/index.js';
 
-/** Builds the `pksd` program; every subcommand is a constructor taking the injected IO. */
-export function pksdProgram(io: CommandIO): Command {
+type CommandFactory = (io: CommandIO) => Command;
+
+/**
+ * The subcommands in the order help lists them, each module loaded only when needed: a run of one subcommand loads
+ * that one alone (`pksd serve` does not load the AWS SDK for `storage` or the graph driver for `papers` — start-up
+ * time and memory, docs/decisions.md), anything else (help, an unknown command) loads them all.
+ */
+const SUBCOMMANDS: Readonly<Record<string, () => Promise<CommandFactory>>> = {
+  serve: async () => (await import('./commands/serve.js')).serveCommand,
+  config: async () => (await import('./commands/config.js')).configCommand,
+  pat: async () => (await import('./commands/pat.js')).patCommand,
+  users: async () => (await import('./commands/users.js')).usersCommand,
+  papers: async () => (await import('./commands/papers.js')).papersCommand,
+  storage: async () => (await import('./commands/storage.js')).storageCommand,
+  superuser: async () => (await import('./commands/superuser.js')).superuserCommand,
+  db: async () => (await import('./commands/db.js')).dbCommand,
+  wiki: async () => (await import('./commands/wiki.js')).wikiCommand,
+  scholarly: async () => (await import('./commands/scholarly.js')).scholarlyCommand,
+};
+
+/**
+ * Builds the `pksd` program for `argv`; every subcommand is a constructor taking the injected IO. When `argv` names
+ * a subcommand only that one is built: its parsing, help and errors do not depend on the others.
+ */
+export async function pksdProgram(io: CommandIO, argv: readonly string[] = []): Promise<Command> {
+  const named = argv[0] !== undefined && Object.hasOwn(SUBCOMMANDS, argv[0]) ? [SUBCOMMANDS[argv[0]]!] : null;
+  const factories = await Promise.all((named ?? Object.values(SUBCOMMANDS)).map((load) => load()));
   const program = new Command('pksd')
     .description('pksd — the paper knowledge service server')
     .version(`pksd version ${VERSION}`, '--version', 'print the version')
     .configureOutput({ writeOut: io.stdout, writeErr: io.stderr })
     .exitOverride()
     .showHelpAfterError();
-  program.addCommand(serveCommand(io));
-  program.addCommand(configCommand(io));
-  program.addCommand(patCommand(io));
-  program.addCommand(usersCommand(io));
-  program.addCommand(papersCommand(io));
-  program.addCommand(storageCommand(io));
-  program.addCommand(superuserCommand(io));
-  program.addCommand(dbCommand(io));
-  program.addCommand(wikiCommand(io));
-  program.addCommand(scholarlyCommand(io));
+  for (const make of factories) program.addCommand(make(io));
   program.addCommand(
     new Command('version').description('print the version').action(() => io.stdout(`pksd version ${VERSION}\n`)),
   );
@@ -44,7 +50,7 @@ export function pksdProgram(io: CommandIO): Command {
 /** Runs `pksd` with `argv` (without node and script); resolves to the exit code. */
 export async function runPksd(argv: readonly string[], io: CommandIO): Promise<number> {
   try {
-    await pksdProgram(io).parseAsync([...argv], { from: 'user' });
+    await (await pksdProgram(io, argv)).parseAsync([...argv], { from: 'user' });
     return 0;
   } catch (err) {
     if (err instanceof ExitError) return err.code;

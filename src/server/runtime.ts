@@ -21,15 +21,14 @@ import { acquireServerLock } from './db/lock.js';
 import type { ClusterNotifications } from './db/notifications.js';
 import { followIndexFlushes, openClusterNotifications } from './db/notifications-open.js';
 import { announcedWikiHeadOf } from './db/wiki-announced.js';
-import { ensureGraphSchemaInBackground } from './graph/constraints.js';
-import { createGraphClient, createUserQueryClient, type GraphClient } from './graph/driver.js';
+import type { GraphClient } from './graph/driver.js';
 import { GraphService } from './graph/service.js';
 import { databaseProbe, graphProbe, localDirProbe, s3Probe, wikiProbe } from './health/probes.js';
 import { HealthService } from './health/service.js';
 import { openPaperAssets, type PaperAssets } from './papers/assets.js';
 import { openPaperMetadata } from './papers/metadata/open.js';
 import { openWiki, type WikiService } from './wiki/service.js';
-import { createS3Clients, type S3Clients } from './storage/s3-client.js';
+import type { S3Clients } from './storage/s3-client.js';
 
 export interface RunningServer {
   readonly app: App;
@@ -119,11 +118,19 @@ export async function startServer(config: Config, options: StartOptions): Promis
   let access: PaperAccess | null = null;
   let ingest: IngestService | null = null;
   try {
-    s3 = config.objectStore ? createS3Clients(config.objectStore, config.edgeName) : null;
-    graph = config.graph ? createGraphClient(config.graph) : null;
-    userQueryGraph = config.graph ? createUserQueryClient(config.graph) : null;
-    // Constraints and indexes are created in the background: an unreachable graph must not delay the start.
-    if (graph) void ensureGraphSchemaInBackground(graph, logger, { signal: background.signal });
+    // The AWS SDK and the graph driver are loaded only when configured (start-up time and memory, docs/decisions.md).
+    if (config.objectStore) {
+      const { createS3Clients } = await import('./storage/s3-client.js');
+      s3 = createS3Clients(config.objectStore, config.edgeName);
+    }
+    if (config.graph) {
+      const { createGraphClient, createUserQueryClient } = await import('./graph/driver.js');
+      const { ensureGraphSchemaInBackground } = await import('./graph/constraints.js');
+      graph = createGraphClient(config.graph);
+      userQueryGraph = createUserQueryClient(config.graph);
+      // Constraints and indexes are created in the background: an unreachable graph must not delay the start.
+      void ensureGraphSchemaInBackground(graph, logger, { signal: background.signal });
+    }
     // Cross-instance notifications (§21): revocations, wiki pulls and index flushes reach the other instances.
     notifications = openClusterNotifications(config, logger);
     identity = await openIdentity(config, logger, {
@@ -156,7 +163,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
     });
     papers.useMetadataFill((versionless) => metadata.service.fill(versionless));
     ingest = await openIngest(config, logger, paperAccess, papers, identity.db);
-    const rag = openChunkSearch(config);
+    const rag = await openChunkSearch(config);
     const health = new HealthService(
       {
         rawstore: s3 && config.objectStore ? s3Probe(s3, config.objectStore.endpoint) : localDirProbe(config.rawDir),

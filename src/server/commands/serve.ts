@@ -7,7 +7,7 @@ import { LockHeldError } from '../db/lock.js';
 import { SchemaTooNewError } from '../db/migrations.js';
 import { tuneHeapForServer } from '../heap-tuning.js';
 import { createLogger } from '../logger.js';
-import { startServer, type RunningServer } from '../runtime.js';
+import type { RunningServer } from '../runtime.js';
 import { ExitError, type CommandIO } from './io.js';
 import { addSettingFlags, passedSettingFlags } from './setting-flags.js';
 
@@ -35,6 +35,8 @@ export function serveCommand(io: CommandIO, onStarted?: (server: RunningServer) 
       let server: RunningServer;
       try {
         const inputs = { ...io.base, flags: passedSettingFlags(cmd) };
+        // Loaded here, not with the module: the other commands share `loadConfigOrExit` without the whole server.
+        const { startServer } = await import('../runtime.js');
         server = await startServer(config, { logger, settings: () => showSettings(inputs).settings });
       } catch (err) {
         if (err instanceof LockHeldError) {

@@ -1,4 +1,3 @@
-import { HeadBucketCommand } from '@aws-sdk/client-s3';
 import { access, constants, mkdir } from 'node:fs/promises';
 import path from 'node:path';
 import type { UserDatabase } from '../db/user-database.js';
@@ -23,6 +22,8 @@ export function s3Probe(clients: S3Clients, endpoint: string): Probe {
   return {
     fields,
     run: async () => {
+      // Loaded on first use: a server on a local store never loads the AWS SDK (start-up time and memory).
+      const { HeadBucketCommand } = await import('@aws-sdk/client-s3');
       const results = await Promise.all(
         buckets.map(async (bucket) => {
           const start = process.hrtime.bigint();

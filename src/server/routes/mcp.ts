@@ -5,13 +5,11 @@
  * no CORS; the API's headers.
  */
 import { createHash } from 'node:crypto';
-import { WebStandardStreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js';
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { ApiCaller } from '../../mcp/caller.js';
 import type { Grants } from '../../mcp/grants.js';
 import { MarkdownIndexes } from '../../mcp/markdown-indexes.js';
-import { createMcpServer } from '../../mcp/server.js';
 import type { Feature } from '../../mcp/tools.js';
 import type { App, RoutePlugin } from '../http/context.js';
 import { API_HEADERS } from '../http/headers.js';
@@ -93,6 +91,18 @@ const callKey = (authorization: string | undefined, id: unknown): string =>
     .update(authorization ?? '')
     .digest('hex')}:${JSON.stringify(id)}`;
 
+/**
+ * The MCP SDK (with zod) and the tools, loaded by the first MCP request rather than at start: most servers never
+ * answer one, and the SDK is among the largest modules a start would load (docs/decisions.md).
+ */
+const mcpModules = async () => {
+  const [{ createMcpServer }, { WebStandardStreamableHTTPServerTransport }] = await Promise.all([
+    import('../../mcp/server.js'),
+    import('@modelcontextprotocol/sdk/server/webStandardStreamableHttp.js'),
+  ]);
+  return { createMcpServer, WebStandardStreamableHTTPServerTransport };
+};
+
 export const mcpRoutes: RoutePlugin = async (app, { ctx }) => {
   /**
    * Tool calls in progress, by credential and id: being stateless, a server learns of a cancellation in another
@@ -142,6 +152,7 @@ export const mcpRoutes: RoutePlugin = async (app, { ctx }) => {
       const principal = request.principal;
       if (principal === null) throw new HttpError(500, 'MCP route without its guard (server wiring fault)');
       const grants: Grants = { scopes: principal.scopes, features };
+      const { createMcpServer, WebStandardStreamableHTTPServerTransport } = await mcpModules();
       const server = createMcpServer({
         call: inProcessCaller(app, request.headers.authorization),
         grants: async () => grants,
