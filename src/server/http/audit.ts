@@ -32,5 +32,8 @@ export function bindPrincipal(request: FastifyRequest): void {
   }
   const principal = request.principal;
   if (!principal) return;
-  bindLog(request, { auth: principal.source, ...(principal.userId ? { user_id: principal.userId } : {}) });
+  bindLog(
+    request,
+    principal.userId ? { auth: principal.source, user_id: principal.userId } : { auth: principal.source },
+  );
 }

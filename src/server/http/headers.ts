@@ -36,8 +36,30 @@ export const isApiPath = (path: string): boolean => path === '/api' || path.star
 /** The request's path (see `pathOf`). */
 export const requestPath = (request: FastifyRequest): string => pathOf(request.raw.url ?? '/');
 
+/**
+ * Whether the request's path (see `requestPath`) is an API path. The usual origin-form target is judged on its first
+ * characters, without taking its path apart: `/api` followed by the end, `/`, `?` or `#`.
+ */
+export function isApiRequest(request: FastifyRequest): boolean {
+  const url = request.raw.url ?? '/';
+  if (!url.startsWith('/')) return isApiPath(pathOf(url));
+  if (!url.startsWith('/api')) return false;
+  const next = url.charCodeAt(4); // NaN past the end
+  return url.length === 4 || next === 0x2f || next === 0x3f || next === 0x23;
+}
+
+/**
+ * `API_HEADERS` with the names in lower case, as Fastify keeps and sends a reply's headers: `reply.header` lower-cases
+ * every name it is given, and a name that is lower case already is returned as is, not copied.
+ */
+const API_REPLY_HEADERS = API_HEADERS.map(([name, value]) => [name.toLowerCase(), value] as const);
+
+/** Adds the `/api/*` headers to a reply. */
+export function addApiHeaders(reply: FastifyReply): void {
+  for (const [name, value] of API_REPLY_HEADERS) reply.header(name, value);
+}
+
 /** Adds the `/api/*` headers to a reply when the request's path (see `requestPath`) is an API path. */
 export function setApiHeaders(path: string, reply: FastifyReply): void {
-  if (!isApiPath(path)) return;
-  for (const [name, value] of API_HEADERS) reply.header(name, value);
+  if (isApiPath(path)) addApiHeaders(reply);
 }

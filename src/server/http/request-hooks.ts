@@ -1,12 +1,12 @@
 /**
  * The application's hooks every request passes, one plain (callback) hook per phase: Fastify runs each hook through
- * its hook runner, so one hook doing each concern in turn costs less per request than one hook per concern, and the
- * request's path is taken once per phase.
+ * its hook runner, so one hook doing each concern in turn costs less per request than one hook per concern; whether the
+ * request is an `/api` request is read off its target once per phase (`isApiRequest`).
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { userHeaderBinding } from './audit.js';
 import { keepStoredObject } from './compression.js';
-import { isApiPath, requestPath, setApiHeaders } from './headers.js';
+import { addApiHeaders, isApiRequest } from './headers.js';
 import { setSecurityHeaders } from './security-headers.js';
 import { bodyIdleWatch } from './timeouts.js';
 
@@ -31,7 +31,7 @@ export function onRequestHook(
   return (request: FastifyRequest, reply: FastifyReply, done: () => void): FastifyReply | void => {
     watch(request);
     bindUserHeader(request);
-    setApiHeaders(requestPath(request), reply);
+    if (isApiRequest(request)) addApiHeaders(reply);
     if (request.is404) return unrouted(request, reply);
     done();
   };
@@ -39,7 +39,7 @@ export function onRequestHook(
 
 /** `onSend`: the security headers, and the compression opt-out of a stored object. */
 export function onSendHook(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: () => void): void {
-  const apiPath = isApiPath(requestPath(request));
+  const apiPath = isApiRequest(request);
   setSecurityHeaders(reply, apiPath);
   keepStoredObject(request, reply, payload, apiPath);
   done();

@@ -11,6 +11,12 @@ export const SECURITY_HEADERS: readonly (readonly [string, string])[] = [
   ['Referrer-Policy', 'no-referrer'],
 ];
 
+/**
+ * `SECURITY_HEADERS` with the names in lower case, as Fastify keeps and sends a reply's headers (`reply.header`
+ * lower-cases every name; a lower-case name is not copied), as are the names `setSecurityHeaders` sets.
+ */
+const SECURITY_REPLY_HEADERS = SECURITY_HEADERS.map(([name, value]) => [name.toLowerCase(), value] as const);
+
 /** The policy of HTML pages (the web front end): same-origin scripts, inline styles, data/blob images, no framing. */
 export const HTML_CSP =
   "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data: blob:; " +
@@ -32,10 +38,10 @@ const isHtml = (contentType: unknown): boolean =>
  * path is an `/api` path); a page that brings its own policy (the admin UI) keeps it.
  */
 export function setSecurityHeaders(reply: FastifyReply, apiPath: boolean): void {
-  for (const [name, value] of SECURITY_HEADERS) reply.header(name, value);
+  for (const [name, value] of SECURITY_REPLY_HEADERS) reply.header(name, value);
   if (isHtml(reply.getHeader('content-type'))) {
-    if (!reply.hasHeader('content-security-policy')) reply.header('Content-Security-Policy', HTML_CSP);
-    reply.header('X-Frame-Options', 'DENY');
+    if (!reply.hasHeader('content-security-policy')) reply.header('content-security-policy', HTML_CSP);
+    reply.header('x-frame-options', 'DENY');
   }
-  if (apiPath && !reply.hasHeader('cache-control')) reply.header('Cache-Control', 'no-store');
+  if (apiPath && !reply.hasHeader('cache-control')) reply.header('cache-control', 'no-store');
 }
