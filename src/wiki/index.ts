@@ -31,8 +31,6 @@ export {
 } from './snapshot.js';
 export {
   WikiSearchIndex,
-  tokenize,
-  forEachToken,
   makeSnippet,
   clampLimit,
   BM25_B,
@@ -43,6 +41,8 @@ export {
   type SearchOptions,
   type SearchOutcome,
 } from './search.js';
+export { tokenize, forEachToken } from './tokens.js';
+export { BodyCounts, type CountedBodies } from './doc-terms.js';
 export {
   LINT_CODES,
   LINT_SEVERITY,

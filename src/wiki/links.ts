@@ -64,7 +64,8 @@ export function outgoingTargets(links: readonly WikiLink[], ownId: string | null
   for (const link of links) {
     if (link.target !== '' && link.target !== ownId) set.add(link.target);
   }
-  return [...set].sort(compareStrings);
+  // The default order of `sort` is code-unit order, as `compareStrings`, without a call per comparison.
+  return [...set].sort();
 }
 
 /** Code-unit order (stable across locales). */

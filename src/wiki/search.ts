@@ -9,7 +9,9 @@
  */
 import { compareStrings } from './links.js';
 import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SNIPPET_LENGTH } from './limits.js';
-import { TermTable, internAsciiTokens } from './term-table.js';
+import { DocTerms, type CountedBodies } from './doc-terms.js';
+import type { TermTable } from './term-table.js';
+import { TOKEN_RE, tokenize } from './tokens.js';
 import type { WikiPage } from './types.js';
 
 export const BM25_K1 = 1.2;
@@ -17,51 +19,7 @@ export const BM25_B = 0.75;
 export const FIELD_WEIGHTS = { title: 3, id: 3, tags: 2, body: 1 } as const;
 export const TITLE_SUBSTRING_BONUS = 5;
 
-const TOKEN_RE = /[\p{L}\p{M}\p{N}]+/gu;
 const TITLE_SEPARATOR = '\u0000';
-// eslint-disable-next-line no-control-regex
-const NON_ASCII_RE = /[^\u0000-\u007f]/;
-
-/** Search tokens of a text: lower-cased (then NFC-normalised) runs of letters, combining marks and digits. */
-export function tokenize(text: string): string[] {
-  const tokens: string[] = [];
-  forEachToken(text, (token) => tokens.push(token));
-  return tokens;
-}
-
-/**
- * Call `fn` for every token of `text`, in order. ASCII text is scanned by hand without intermediate arrays (for
- * ASCII the Unicode classes are exactly `[a-z0-9]` after lower-casing); other text uses the Unicode regex.
- */
-export function forEachToken(text: string, fn: (token: string) => void): void {
-  if (NON_ASCII_RE.test(text)) {
-    for (const token of text.toLowerCase().normalize('NFC').match(TOKEN_RE) ?? []) fn(token);
-    return;
-  }
-  const n = text.length;
-  let start = -1;
-  let upper = false;
-  for (let i = 0; i < n; i++) {
-    const c = text.charCodeAt(i);
-    const isLower = (c >= 0x61 && c <= 0x7a) || (c >= 0x30 && c <= 0x39);
-    const isUpper = c >= 0x41 && c <= 0x5a;
-    if (isLower || isUpper) {
-      if (start === -1) {
-        start = i;
-        upper = false;
-      }
-      if (isUpper) upper = true;
-    } else if (start !== -1) {
-      const token = text.slice(start, i);
-      fn(upper ? token.toLowerCase() : token);
-      start = -1;
-    }
-  }
-  if (start !== -1) {
-    const token = text.slice(start);
-    fn(upper ? token.toLowerCase() : token);
-  }
-}
 
 export interface SearchOptions {
   /** Maximum hits returned; clamped to 1..100; default 10. */
@@ -92,95 +50,80 @@ export function clampLimit(limit: number | undefined): number {
   return Math.min(SEARCH_MAX_LIMIT, Math.max(1, Math.trunc(limit)));
 }
 
-/** A growable `Int32Array` (the builder's per-document entries). */
-class IntList {
-  data = new Int32Array(1024);
-  length = 0;
-
-  push(value: number): void {
-    if (this.length === this.data.length) {
-      const grown = new Int32Array(this.data.length * 2);
-      grown.set(this.data);
-      this.data = grown;
-    }
-    this.data[this.length++] = value;
-  }
+/** Bodies counted before the index is built (by pksd's load worker), and each page's file in the scan. */
+export interface PrecountedBodies {
+  readonly bodies: CountedBodies;
+  readonly fileIndex: ReadonlyMap<WikiPage, number>;
 }
 
 /**
  * Incremental construction of the index data, one page per `step()` (lets async builds yield). Each page appends its
- * distinct terms and their weighted frequencies to two flat lists; `postings()` then regroups them by term (a counting
- * sort, stable, so every term's docs stay ascending) into one array of docs and one of frequencies.
+ * distinct terms and their weighted frequencies to flat lists (`DocTerms`); `postings()` then regroups them by term
+ * (a counting sort, stable, so every term's docs stay ascending) into one array of docs and one of frequencies. A
+ * page whose body was counted already takes those counts (its terms mapped to this table's ids) instead of
+ * tokenizing the body again.
  */
 class IndexBuilder {
-  readonly terms = new TermTable();
-  readonly lengths: Float64Array;
+  readonly entries = new DocTerms();
   totalLength = 0;
-  private readonly entryTerms = new IntList();
-  private readonly entryTfs = new IntList();
-  /** Index of each doc's first entry; entry range of doc d is `[docStarts[d], docStarts[d + 1])`. */
-  private readonly docStarts: Int32Array;
   private next = 0;
-  private weight = 0;
-  private length = 0;
-  /** Per term id: weighted frequency in the current page (all zero between pages). */
-  private scratch = new Int32Array(1024);
-  private readonly touched = new IntList();
+  /** Per term id of `precounted`: this table's id, `-1` until first used. */
+  private readonly remap: Int32Array;
 
-  constructor(private readonly pages: readonly WikiPage[]) {
-    this.lengths = new Float64Array(pages.length);
-    this.docStarts = new Int32Array(pages.length + 1);
+  constructor(
+    private readonly pages: readonly WikiPage[],
+    private readonly precounted: PrecountedBodies | null = null,
+  ) {
+    this.remap = new Int32Array(precounted?.bodies.terms.length ?? 0).fill(-1);
+  }
+
+  get terms(): TermTable {
+    return this.entries.table;
+  }
+
+  get lengths(): Int32Array {
+    return this.entries.lengths.data.subarray(0, this.entries.size);
   }
 
   get done(): boolean {
     return this.next >= this.pages.length;
   }
 
-  private readonly count = (id: number): void => {
-    if (id >= this.scratch.length) {
-      const grown = new Int32Array(Math.max(id + 1, this.scratch.length * 2));
-      grown.set(this.scratch);
-      this.scratch = grown;
-    }
-    if (this.scratch[id] === 0) this.touched.push(id);
-    this.scratch[id]! += this.weight;
-    this.length += this.weight;
-  };
-
-  private add(text: string, weight: number): void {
-    this.weight = weight;
-    if (internAsciiTokens(this.terms, text, this.count)) return;
-    forEachToken(text, (token) => this.count(this.terms.intern(token)));
-  }
-
   /** Index the next page. */
   step(): void {
-    const doc = this.next++;
-    const page = this.pages[doc]!;
-    this.length = 0;
-    this.add(page.title, FIELD_WEIGHTS.title);
-    this.add(page.id, FIELD_WEIGHTS.id);
-    for (const tag of page.tags) this.add(tag, FIELD_WEIGHTS.tags);
-    this.add(page.body, FIELD_WEIGHTS.body);
-    const touched = this.touched.data;
-    for (let i = 0; i < this.touched.length; i++) {
-      const id = touched[i]!;
-      this.entryTerms.push(id);
-      this.entryTfs.push(this.scratch[id]!);
-      this.scratch[id] = 0;
+    const page = this.pages[this.next++]!;
+    const entries = this.entries;
+    entries.addText(page.title, FIELD_WEIGHTS.title);
+    entries.addText(page.id, FIELD_WEIGHTS.id);
+    for (const tag of page.tags) entries.addText(tag, FIELD_WEIGHTS.tags);
+    if (!this.addCountedBody(page)) entries.addText(page.body, FIELD_WEIGHTS.body);
+    entries.endDoc();
+    this.totalLength += entries.lengths.data[entries.size - 1]!;
+  }
+
+  /** Add the page's body from the precounted bodies; `false` when it was not counted. */
+  private addCountedBody(page: WikiPage): boolean {
+    if (this.precounted === null) return false;
+    const file = this.precounted.fileIndex.get(page);
+    const { terms, counted, starts, termIds, tfs } = this.precounted.bodies;
+    if (file === undefined || counted[file] !== 1) return false;
+    const remap = this.remap;
+    for (let e = starts[file]!; e < starts[file + 1]!; e++) {
+      const theirs = termIds[e]!;
+      let id = remap[theirs]!;
+      if (id === -1) remap[theirs] = id = this.entries.table.intern(terms[theirs]!);
+      this.entries.addCounted(id, tfs[e]! * FIELD_WEIGHTS.body);
     }
-    this.touched.length = 0;
-    this.docStarts[doc + 1] = this.entryTerms.length;
-    this.lengths[doc] = this.length;
-    this.totalLength += this.length;
+    return true;
   }
 
   /** The postings of every term, grouped by term id, docs ascending within a term. */
   postings(): { offsets: Int32Array; docs: Int32Array; tfs: Int32Array } {
     const termCount = this.terms.size;
-    const total = this.entryTerms.length;
-    const entryTerms = this.entryTerms.data;
-    const entryTfs = this.entryTfs.data;
+    const total = this.entries.termIds.length;
+    const entryTerms = this.entries.termIds.data;
+    const entryTfs = this.entries.tfs.data;
+    const docStarts = this.entries.docStarts.data;
     const offsets = new Int32Array(termCount + 1);
     for (let e = 0; e < total; e++) offsets[entryTerms[e]! + 1]!++;
     for (let t = 0; t < termCount; t++) offsets[t + 1]! += offsets[t]!;
@@ -188,7 +131,7 @@ class IndexBuilder {
     const docs = new Int32Array(total);
     const tfs = new Int32Array(total);
     for (let doc = 0; doc < this.pages.length; doc++) {
-      for (let e = this.docStarts[doc]!; e < this.docStarts[doc + 1]!; e++) {
+      for (let e = docStarts[doc]!; e < docStarts[doc + 1]!; e++) {
         const at = fill[entryTerms[e]!]!++;
         docs[at] = doc;
         tfs[at] = entryTfs[e]!;
@@ -245,21 +188,33 @@ export class WikiSearchIndex {
     this.postingDocs = postings.docs;
     this.postingTfs = postings.tfs;
     const avgLength = pages.length > 0 && built.totalLength > 0 ? built.totalLength / pages.length : 1;
-    this.norms = built.lengths.map((length) => BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgLength));
+    this.norms = Float64Array.from(built.lengths, (length) => BM25_K1 * (1 - BM25_B + (BM25_B * length) / avgLength));
     this.scores = new Float64Array(pages.length);
     this.touched = new Int32Array(pages.length);
     this.idRank = new Int32Array(pages.length);
-    pages
-      .map((page, doc) => ({ id: page.id, doc }))
-      .sort((a, b) => compareStrings(a.id, b.id))
-      .forEach(({ doc }, rank) => {
-        this.idRank[doc] = rank;
-      });
+    if (pages.every((page, doc) => doc === 0 || compareStrings(pages[doc - 1]!.id, page.id) < 0)) {
+      // Pages in id order (a snapshot's are): each doc's rank is its number.
+      for (let doc = 0; doc < pages.length; doc++) this.idRank[doc] = doc;
+    } else {
+      pages
+        .map((page, doc) => ({ id: page.id, doc }))
+        .sort((a, b) => compareStrings(a.id, b.id))
+        .forEach(({ doc }, rank) => {
+          this.idRank[doc] = rank;
+        });
+    }
   }
 
-  /** Build the index, yielding to the event loop every `sliceMs` milliseconds (keeps a server responsive). */
-  static async build(pages: readonly WikiPage[], sliceMs = 10): Promise<WikiSearchIndex> {
-    const builder = new IndexBuilder(pages);
+  /**
+   * Build the index, yielding to the event loop every `sliceMs` milliseconds (keeps a server responsive); bodies
+   * already counted are taken from `precounted`.
+   */
+  static async build(
+    pages: readonly WikiPage[],
+    precounted: PrecountedBodies | null = null,
+    sliceMs = 10,
+  ): Promise<WikiSearchIndex> {
+    const builder = new IndexBuilder(pages, precounted);
     let sliceStart = performance.now();
     while (!builder.done) {
       builder.step();

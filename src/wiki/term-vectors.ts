@@ -4,7 +4,9 @@
  * ranking a query over them gives exactly the hits of `WikiSearchIndex.search` on the same served pages.
  */
 import { compareStrings } from './links.js';
-import { BM25_B, BM25_K1, FIELD_WEIGHTS, TITLE_SUBSTRING_BONUS, clampLimit, forEachToken, tokenize } from './search.js';
+import { BM25_B, BM25_K1, FIELD_WEIGHTS, TITLE_SUBSTRING_BONUS, clampLimit } from './search.js';
+import { TermCounter } from './term-table.js';
+import { forEachToken, tokenize } from './tokens.js';
 import type { SearchOptions } from './search.js';
 import type { WikiPage } from './types.js';
 
@@ -48,24 +50,12 @@ export interface TermVector {
 
 /** Builds term vectors with the tokenizer and field weights of `WikiSearchIndex`. */
 export class TermVectorizer {
-  private frequencies = new Uint32Array(1024);
-  private readonly touched: number[] = [];
+  private readonly counter = new TermCounter();
   private weight = 0;
-  private length = 0;
 
   constructor(readonly dictionary: TermDictionary) {}
 
-  private readonly count = (token: string): void => {
-    const id = this.dictionary.intern(token);
-    if (id >= this.frequencies.length) {
-      const grown = new Uint32Array(Math.max(id + 1, this.frequencies.length * 2));
-      grown.set(this.frequencies);
-      this.frequencies = grown;
-    }
-    if (this.frequencies[id] === 0) this.touched.push(id);
-    this.frequencies[id]! += this.weight;
-    this.length += this.weight;
-  };
+  private readonly count = (token: string): void => this.counter.add(this.dictionary.intern(token), this.weight);
 
   private add(text: string, weight: number): void {
     this.weight = weight;
@@ -73,20 +63,18 @@ export class TermVectorizer {
   }
 
   vectorize(page: WikiPage): TermVector {
-    this.length = 0;
     this.add(page.title, FIELD_WEIGHTS.title);
     this.add(page.id, FIELD_WEIGHTS.id);
     for (const tag of page.tags) this.add(tag, FIELD_WEIGHTS.tags);
     this.add(page.body, FIELD_WEIGHTS.body);
-    const pairs = new Uint32Array(this.touched.length * 2);
-    for (let i = 0; i < this.touched.length; i++) {
-      const id = this.touched[i]!;
-      pairs[2 * i] = id;
-      pairs[2 * i + 1] = this.frequencies[id]!;
-      this.frequencies[id] = 0;
-    }
-    this.touched.length = 0;
-    return { pairs, length: this.length };
+    const pairs = new Uint32Array(this.counter.distinct * 2);
+    const length = this.counter.length;
+    let at = 0;
+    this.counter.drain((id, frequency) => {
+      pairs[at++] = id;
+      pairs[at++] = frequency;
+    });
+    return { pairs, length };
   }
 }
 

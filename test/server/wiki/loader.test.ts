@@ -7,8 +7,9 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWikiIsolated, loaderWorkerFile } from '../../../src/server/wiki/loader.js';
-import { loadWiki, searchWiki, type WikiSnapshot } from '../../../src/wiki/index.js';
+import { loadWiki } from '../../../src/wiki/index.js';
 import { generateWiki, type GeneratedWiki } from '../../wiki/generate.js';
+import { servedData } from '../../wiki/served.js';
 
 let base: string;
 let generated: GeneratedWiki;
@@ -27,18 +28,7 @@ afterAll(async () => {
   await rm(base, { recursive: true, force: true });
 });
 
-/** Everything a snapshot serves, as plain data. */
-const served = (s: WikiSnapshot) => ({
-  files: s.files,
-  pages: s.pages,
-  excluded: s.excluded,
-  outgoing: [...s.outgoing],
-  backlinks: [...s.backlinks],
-  ignored: s.ignored,
-  searches: ['qubit', 'gate error', 'paper', 'definition compare'].map((q) =>
-    searchWiki(s, { q, limit: 20, include_sources: true }),
-  ),
-});
+const QUERIES = ['qubit', 'gate error', 'paper', 'definition compare'];
 
 describe('loadWikiIsolated', () => {
   it('runs the scan in the compiled worker (npm run build)', () => {
@@ -49,7 +39,7 @@ describe('loadWikiIsolated', () => {
     const [isolated, inProcess] = await Promise.all([loadWikiIsolated(generated.dir), loadWiki(generated.dir)]);
     expect(isolated.pages).toHaveLength(120);
     expect(isolated.excluded.map((e) => e.path).sort()).toEqual(['concepts/broken.md', 'concepts/zz-duplicate.md']);
-    expect(served(isolated)).toEqual(served(inProcess));
+    expect(servedData(isolated, QUERIES)).toEqual(servedData(inProcess, QUERIES));
     for (const page of isolated.pages) expect(page.body.length).toBeGreaterThan(0);
   });
 });
