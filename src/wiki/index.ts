@@ -42,7 +42,6 @@ export {
   type SearchOutcome,
 } from './search.js';
 export { tokenize, forEachToken } from './tokens.js';
-export { BodyCounts, type CountedBodies } from './doc-terms.js';
 export {
   LINT_CODES,
   LINT_SEVERITY,

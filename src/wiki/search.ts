@@ -9,7 +9,7 @@
  */
 import { compareStrings } from './links.js';
 import { SEARCH_DEFAULT_LIMIT, SEARCH_MAX_LIMIT, SNIPPET_LENGTH } from './limits.js';
-import { DocTerms, type CountedBodies } from './doc-terms.js';
+import { DocTerms } from './doc-terms.js';
 import type { TermTable } from './term-table.js';
 import { TOKEN_RE, tokenize } from './tokens.js';
 import type { WikiPage } from './types.js';
@@ -50,32 +50,17 @@ export function clampLimit(limit: number | undefined): number {
   return Math.min(SEARCH_MAX_LIMIT, Math.max(1, Math.trunc(limit)));
 }
 
-/** Bodies counted before the index is built (by pksd's load worker), and each page's file in the scan. */
-export interface PrecountedBodies {
-  readonly bodies: CountedBodies;
-  readonly fileIndex: ReadonlyMap<WikiPage, number>;
-}
-
 /**
  * Incremental construction of the index data, one page per `step()` (lets async builds yield). Each page appends its
  * distinct terms and their weighted frequencies to flat lists (`DocTerms`); `postings()` then regroups them by term
- * (a counting sort, stable, so every term's docs stay ascending) into one array of docs and one of frequencies. A
- * page whose body was counted already takes those counts (its terms mapped to this table's ids) instead of
- * tokenizing the body again.
+ * (a counting sort, stable, so every term's docs stay ascending) into one array of docs and one of frequencies.
  */
 class IndexBuilder {
   readonly entries = new DocTerms();
   totalLength = 0;
   private next = 0;
-  /** Per term id of `precounted`: this table's id, `-1` until first used. */
-  private readonly remap: Int32Array;
 
-  constructor(
-    private readonly pages: readonly WikiPage[],
-    private readonly precounted: PrecountedBodies | null = null,
-  ) {
-    this.remap = new Int32Array(precounted?.bodies.terms.length ?? 0).fill(-1);
-  }
+  constructor(private readonly pages: readonly WikiPage[]) {}
 
   get terms(): TermTable {
     return this.entries.table;
@@ -96,25 +81,9 @@ class IndexBuilder {
     entries.addText(page.title, FIELD_WEIGHTS.title);
     entries.addText(page.id, FIELD_WEIGHTS.id);
     for (const tag of page.tags) entries.addText(tag, FIELD_WEIGHTS.tags);
-    if (!this.addCountedBody(page)) entries.addText(page.body, FIELD_WEIGHTS.body);
+    entries.addText(page.body, FIELD_WEIGHTS.body);
     entries.endDoc();
     this.totalLength += entries.lengths.data[entries.size - 1]!;
-  }
-
-  /** Add the page's body from the precounted bodies; `false` when it was not counted. */
-  private addCountedBody(page: WikiPage): boolean {
-    if (this.precounted === null) return false;
-    const file = this.precounted.fileIndex.get(page);
-    const { terms, counted, starts, termIds, tfs } = this.precounted.bodies;
-    if (file === undefined || counted[file] !== 1) return false;
-    const remap = this.remap;
-    for (let e = starts[file]!; e < starts[file + 1]!; e++) {
-      const theirs = termIds[e]!;
-      let id = remap[theirs]!;
-      if (id === -1) remap[theirs] = id = this.entries.table.intern(terms[theirs]!);
-      this.entries.addCounted(id, tfs[e]! * FIELD_WEIGHTS.body);
-    }
-    return true;
   }
 
   /** The postings of every term, grouped by term id, docs ascending within a term. */
@@ -205,16 +174,9 @@ export class WikiSearchIndex {
     }
   }
 
-  /**
-   * Build the index, yielding to the event loop every `sliceMs` milliseconds (keeps a server responsive); bodies
-   * already counted are taken from `precounted`.
-   */
-  static async build(
-    pages: readonly WikiPage[],
-    precounted: PrecountedBodies | null = null,
-    sliceMs = 10,
-  ): Promise<WikiSearchIndex> {
-    const builder = new IndexBuilder(pages, precounted);
+  /** Build the index, yielding to the event loop every `sliceMs` milliseconds (keeps a server responsive). */
+  static async build(pages: readonly WikiPage[], sliceMs = 10): Promise<WikiSearchIndex> {
+    const builder = new IndexBuilder(pages);
     let sliceStart = performance.now();
     while (!builder.done) {
       builder.step();

@@ -3,7 +3,6 @@
  * immutable afterwards, so a server can swap snapshots atomically.
  */
 import { compareStrings, outgoingTargets } from './links.js';
-import type { CountedBodies } from './doc-terms.js';
 import { scanWiki } from './scan.js';
 import { WikiSearchIndex } from './search.js';
 import type { ExcludedFile, PageFile, WikiPage, WikiScan } from './types.js';
@@ -57,28 +56,12 @@ export function buildSnapshot(scan: WikiScan, now: Date = new Date()): WikiSnaps
   return { ...base, search: new WikiSearchIndex(base.pages) };
 }
 
-/**
- * `buildSnapshot`, building the search index in slices that yield to the event loop; with `bodies` (counted for this
- * scan's files by the thread that scanned them: pksd's load worker) the index takes their counts instead of
- * tokenizing the bodies.
- */
-export async function buildSnapshotAsync(
-  scan: WikiScan,
-  now: Date = new Date(),
-  bodies: CountedBodies | null = null,
-): Promise<WikiSnapshot> {
+/** `buildSnapshot`, building the search index in slices that yield to the event loop. */
+export async function buildSnapshotAsync(scan: WikiScan, now: Date = new Date()): Promise<WikiSnapshot> {
   const base = assemble(scan, now);
   // assemble() holds the thread for tens of ms on a large wiki: let waiting work run before the index slices.
   await new Promise<void>((resolve) => setImmediate(resolve));
-  let precounted = null;
-  if (bodies !== null) {
-    const fileIndex = new Map<WikiPage, number>();
-    scan.files.forEach((file, index) => {
-      if (file.page !== null) fileIndex.set(file.page, index);
-    });
-    precounted = { bodies, fileIndex };
-  }
-  return { ...base, search: await WikiSearchIndex.build(base.pages, precounted) };
+  return { ...base, search: await WikiSearchIndex.build(base.pages) };
 }
 
 /** Everything but the search index. */

@@ -2,20 +2,13 @@
  * Loads the wiki checkout with its reading and parsing in a worker thread under resource limits, so content from the
  * wiki remote cannot take the server down: an exception, runaway memory or a hang ends the worker, the load rejects,
  * and the service keeps serving its last snapshot. The snapshot (search index included) is then built here from the
- * worker's scan, which is plain data, and its counts of the page bodies' terms (the worker tokenizes the bodies, so
- * this thread does not).
+ * worker's scan, which is plain data.
  *
  * The worker runs the compiled `load-worker.js` next to this module; when running from the TypeScript sources
  * (tests) that is the one in `dist/` (`npm run build`). Without either, the scan runs in this thread.
  */
 import { Worker } from 'node:worker_threads';
-import {
-  buildSnapshotAsync,
-  scanWiki,
-  type CountedBodies,
-  type WikiScan,
-  type WikiSnapshot,
-} from '../../wiki/index.js';
+import { buildSnapshotAsync, scanWiki, type WikiScan, type WikiSnapshot } from '../../wiki/index.js';
 import { withYoungGenerationHeld } from '../heap-tuning.js';
 import { builtWorkerFile } from '../worker-file.js';
 
@@ -38,12 +31,6 @@ export const DEFAULT_WIKI_LOADER_LIMITS: WikiLoaderLimits = {
   timeoutMs: 10 * 60_000,
 };
 
-/** What the load worker posts: the scan, and its page bodies' term counts for the search index. */
-export interface LoadWorkerResult {
-  readonly scan: WikiScan;
-  readonly bodies: CountedBodies;
-}
-
 /** Why an isolated load produced no snapshot. */
 export class WikiLoadError extends Error {
   constructor(message: string, options?: { cause?: unknown }) {
@@ -59,14 +46,15 @@ export const loaderWorkerFile = (): URL | null => builtWorkerFile(import.meta.ur
 export async function loadWikiIsolated(root: string, limits: Partial<WikiLoaderLimits> = {}): Promise<WikiSnapshot> {
   const url = loaderWorkerFile();
   return withYoungGenerationHeld(async () => {
-    if (url === null) return buildSnapshotAsync(await scanWiki(root));
-    const { scan, bodies } = await scanInWorker(url, root, { ...DEFAULT_WIKI_LOADER_LIMITS, ...limits });
+    const scan =
+      url === null ? await scanWiki(root) : await scanInWorker(url, root, { ...DEFAULT_WIKI_LOADER_LIMITS, ...limits });
+    if (url === null) return buildSnapshotAsync(scan);
     // Deserialising the worker's message holds this thread for ~0.2 s on a 10,000-page wiki; let waiting requests
     // run before each of the next stretches (shareFileStrings, then buildSnapshotAsync's own slices).
     await yieldToEventLoop();
     shareFileStrings(scan);
     await yieldToEventLoop();
-    return buildSnapshotAsync(scan, new Date(), bodies);
+    return buildSnapshotAsync(scan);
   });
 }
 
@@ -88,7 +76,7 @@ function shareFileStrings(scan: WikiScan): WikiScan {
   return scan;
 }
 
-function scanInWorker(url: URL, root: string, limits: WikiLoaderLimits): Promise<LoadWorkerResult> {
+function scanInWorker(url: URL, root: string, limits: WikiLoaderLimits): Promise<WikiScan> {
   const worker = new Worker(url, {
     workerData: { root },
     // The worker needs none of this process's flags (some, like --input-type, are refused in a worker).
@@ -99,7 +87,7 @@ function scanInWorker(url: URL, root: string, limits: WikiLoaderLimits): Promise
       stackSizeMb: limits.stackSizeMb,
     },
   });
-  return new Promise<LoadWorkerResult>((resolve, reject) => {
+  return new Promise<WikiScan>((resolve, reject) => {
     let settled = false;
     const settle = (fn: () => void): void => {
       if (settled) return;
@@ -112,7 +100,7 @@ function scanInWorker(url: URL, root: string, limits: WikiLoaderLimits): Promise
       () => settle(() => reject(new WikiLoadError(`wiki load did not finish within ${limits.timeoutMs / 1000} s`))),
       limits.timeoutMs,
     );
-    worker.once('message', (result: LoadWorkerResult) => settle(() => resolve(result)));
+    worker.once('message', (scan: WikiScan) => settle(() => resolve(scan)));
     worker.once('error', (err: Error & { code?: string }) =>
       settle(() =>
         reject(
