@@ -71,11 +71,12 @@ export const TEST_SERVER_LOGINS = 'alice,bob,carol,truth';
 
 /**
  * Starts `pksd` in-process on a free loopback port with its directories in a fresh temp dir. `env` is the
- * settings environment (merged over the temp-dir defaults); nothing is read from the real environment.
+ * settings environment (merged over the temp-dir defaults); nothing is read from the real environment. `start` is
+ * another build's `startServer` (a bench runs the compiled `dist/`).
  */
 export async function startTestServer(
   env: Record<string, string> = {},
-  options: { webRoot?: string } = {},
+  options: { webRoot?: string; start?: typeof startServer } = {},
 ): Promise<TestServer> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pksd-test-'));
   const port = await freePort();
@@ -87,7 +88,7 @@ export async function startTestServer(
     ...env,
   });
   const logs = new LogCapture();
-  const server = await startServer(config, {
+  const server = await (options.start ?? startServer)(config, {
     logger: createLogger(config.logLevel, logs),
     ...(options.webRoot ? { webRoot: options.webRoot } : {}),
   });
