@@ -4,6 +4,7 @@
  */
 import { createReadStream } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
+import { setTimeout as sleep } from 'node:timers/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
@@ -103,14 +104,37 @@ function lowerKeys(metadata: Record<string, string> | undefined): Record<string,
   return out;
 }
 
-function bodyInput(body: ObjectBody): Pick<PutObjectCommandInput, 'Body' | 'ContentLength'> {
-  if (Buffer.isBuffer(body)) return { Body: body, ContentLength: body.length };
-  // A file body streams (never buffered whole) with its known length, in 1 MiB reads (fewer, larger socket
-  // writes than the 64 KiB default).
-  return {
-    Body: Readable.from(counted(createReadStream(body.path, { highWaterMark: 1024 * 1024 }))),
-    ContentLength: body.size,
-  };
+type BodyInput = Pick<PutObjectCommandInput, 'Body' | 'ContentLength'>;
+
+/**
+ * Runs `send` with `body` as a PutObject's body. A file body streams (never buffered whole) with its known length,
+ * in 1 MiB reads (fewer, larger socket writes than the 64 KiB default), and its stream is destroyed once `send`
+ * settles: an answer that comes before the whole body was read (a 412 to `Expect: 100-continue`, an abort, a reset)
+ * would otherwise leave the file open — and a removed file's space held — until the process exits.
+ */
+async function withBody<T>(body: ObjectBody, send: (input: BodyInput) => Promise<T>): Promise<T> {
+  if (Buffer.isBuffer(body)) return send({ Body: body, ContentLength: body.length });
+  const stream = Readable.from(counted(createReadStream(body.path, { highWaterMark: 1024 * 1024 })));
+  try {
+    return await send({ Body: stream, ContentLength: body.size });
+  } finally {
+    stream.destroy();
+  }
+}
+
+/** Tries of an index PUT: the SDK never retries a streamed body, so `writeIndexFile` does (the SDK's own count). */
+const INDEX_PUT_ATTEMPTS = 3;
+
+/**
+ * Whether a failed PutObject is one the SDK retries for a buffered body: a 5xx, throttling, a dropped or refused
+ * connection. Never a caller's abort (its time is spent) nor a 4xx.
+ */
+function isTransient(err: unknown): boolean {
+  const e = err as { name?: string; code?: string; $retryable?: unknown; $metadata?: { httpStatusCode?: number } };
+  if (e.name === 'AbortError') return false;
+  const status = e.$metadata?.httpStatusCode;
+  if (status !== undefined) return status >= 500 || status === 429 || e.$retryable !== undefined;
+  return ['ECONNRESET', 'EPIPE', 'ECONNREFUSED', 'ETIMEDOUT'].includes(e.code ?? '') || e.name === 'TimeoutError';
 }
 
 /** The chunks of a file read, counted for `youngGarbage` (each is a new buffer, garbage once sent). */
@@ -281,15 +305,17 @@ export class S3ObjectStore implements ObjectStore {
     options: PutOptions,
     ifAbsent: boolean,
   ): Promise<PutResult> {
-    const r = await this.client.send(
-      new PutObjectCommand({
-        Bucket: this.bucket(route.kind),
-        Key: route.bucketKey,
-        ...bodyInput(body),
-        ContentType: options.contentType,
-        Metadata: { ...options.metadata },
-        ...(ifAbsent ? { IfNoneMatch: '*' } : {}),
-      }),
+    const r = await withBody(body, (input) =>
+      this.client.send(
+        new PutObjectCommand({
+          Bucket: this.bucket(route.kind),
+          Key: route.bucketKey,
+          ...input,
+          ContentType: options.contentType,
+          Metadata: { ...options.metadata },
+          ...(ifAbsent ? { IfNoneMatch: '*' } : {}),
+        }),
+      ),
     );
     return { etag: r.ETag ?? null };
   }
@@ -432,25 +458,37 @@ export class S3ObjectStore implements ObjectStore {
     return path.join(this.tempDir, ownedTempName(INDEX_TEMP_PREFIX));
   }
 
-  /** Streams the file in one conditional PutObject (`If-None-Match: *` / `If-Match`), then removes it. */
+  /**
+   * Streams the file in one conditional PutObject (`If-None-Match: *` / `If-Match`), tried again with a fresh stream
+   * after a transient failure (`isTransient`) within the same time limit, then removes it.
+   */
   async writeIndexFile(
     file: IndexFile,
     expectedEtag: string | null,
     options: CallOptions = {},
   ): Promise<string | null> {
     try {
-      const r = await answerWithin(options.timeoutMs, (abortSignal) =>
-        this.client.send(
-          new PutObjectCommand({
-            Bucket: this.bucket('pdf'),
-            Key: INDEX_BUCKET_KEY,
-            ...bodyInput(file),
-            ContentType: INDEX_CONTENT_TYPE,
-            ...(expectedEtag === null ? { IfNoneMatch: '*' } : { IfMatch: expectedEtag }),
-          }),
-          { abortSignal },
-        ),
-      );
+      const r = await answerWithin(options.timeoutMs, async (abortSignal) => {
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await withBody(file, (input) =>
+              this.client.send(
+                new PutObjectCommand({
+                  Bucket: this.bucket('pdf'),
+                  Key: INDEX_BUCKET_KEY,
+                  ...input,
+                  ContentType: INDEX_CONTENT_TYPE,
+                  ...(expectedEtag === null ? { IfNoneMatch: '*' } : { IfMatch: expectedEtag }),
+                }),
+                { abortSignal },
+              ),
+            );
+          } catch (err) {
+            if (attempt >= INDEX_PUT_ATTEMPTS || abortSignal?.aborted === true || !isTransient(err)) throw err;
+            await sleep(100 * 2 ** attempt);
+          }
+        }
+      });
       return r.ETag ?? '';
     } catch (err) {
       if (isPreconditionFailure(err)) return null;

@@ -1,0 +1,145 @@
+/**
+ * The index PUT (`S3ObjectStore.writeIndexFile`) against answers moto cannot be made to give: a 412 before the body
+ * was read (S3 answers `Expect: 100-continue` that way), a 503 or a reset connection and then success, an error
+ * that is no store hiccup. A plain HTTP server on loopback answers as S3 does (its error XML). The SDK never
+ * retries a streamed body, so the store does; and a body stream is closed whatever the answer, so a removed temp
+ * file's space is not held by an open descriptor.
+ */
+import { existsSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm } from 'node:fs/promises';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import os from 'node:os';
+import path from 'node:path';
+import pino from 'pino';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { createS3Clients, type S3Clients } from '../../../src/server/storage/s3-client.js';
+import { S3ObjectStore } from '../../../src/server/storage/s3-store.js';
+
+type Answer = (request: http.IncomingMessage, response: http.ServerResponse) => void;
+
+const xmlError = (response: http.ServerResponse, status: number, code: string): void => {
+  response.writeHead(status, { 'content-type': 'application/xml' });
+  response.end(`<Error><Code>${code}</Code><Message>${code}</Message></Error>`);
+};
+/** Reads the whole body, then answers. */
+const afterBody =
+  (answer: Answer): Answer =>
+  (request, response) => {
+    request.resume();
+    request.on('end', () => answer(request, response));
+  };
+const created = afterBody((_, response) => {
+  response.writeHead(200, { etag: '"fresh-etag"' });
+  response.end();
+});
+const slowDown = afterBody((_, response) => xmlError(response, 503, 'SlowDown'));
+const reset: Answer = (request) => request.socket.destroy();
+
+let dir: string;
+let server: http.Server;
+let clients: S3Clients;
+let store: S3ObjectStore;
+/** The answers to give, one per request, in order. */
+let answers: Answer[];
+let requests: number;
+
+beforeEach(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'pks-s3-index-'));
+  answers = [];
+  requests = 0;
+  server = http.createServer((request, response) => answers[requests++]!(request, response));
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  clients = createS3Clients(
+    {
+      endpoint: `http://127.0.0.1:${port}`,
+      publicEndpoint: null,
+      region: 'us-east-1',
+      accessKeyId: 'test',
+      secretAccessKey: 'test-secret',
+      buckets: { pdf: 'pdf', markdown: 'markdown', images: 'images' },
+    },
+    null,
+  );
+  store = new S3ObjectStore(clients, pino({ level: 'silent' }), { tempDir: path.join(dir, 'index-tmp') });
+});
+
+afterEach(async () => {
+  clients.destroy();
+  server.closeAllConnections();
+  await new Promise((resolve) => server.close(resolve));
+  await rm(dir, { recursive: true, force: true });
+});
+
+/** An index file of `size` bytes in the store's temp area, as the encoder leaves it. */
+async function indexFile(size = 4 * 1024 * 1024): Promise<{ path: string; size: number; sha256: string }> {
+  const file = await store.indexTempPath();
+  writeFileSync(file, Buffer.alloc(size, 7));
+  return { path: file, size, sha256: 'a'.repeat(64) };
+}
+
+/** This process's descriptors open on `file` (a removed file shows as `<path> (deleted)`). */
+const descriptorsOn = (file: string): string[] =>
+  readdirSync('/proc/self/fd')
+    .map((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`);
+      } catch {
+        return '';
+      }
+    })
+    .filter((target) => target.startsWith(file));
+
+/** Waits until no descriptor is open on `file`; fails after 10 s with the ones still open. */
+async function noDescriptorOn(file: string): Promise<void> {
+  const deadline = Date.now() + 10_000;
+  while (descriptorsOn(file).length > 0 && Date.now() < deadline) {
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  expect(descriptorsOn(file)).toEqual([]);
+}
+
+describe('S3 index PUT', () => {
+  it('a 412 before the body was read: lost the race (null), the file removed and closed', async () => {
+    answers = [(_, response) => xmlError(response, 412, 'PreconditionFailed')];
+    const file = await indexFile();
+    expect(await store.writeIndexFile(file, null)).toBeNull();
+    expect(requests).toBe(1);
+    expect(existsSync(file.path)).toBe(false);
+    await noDescriptorOn(file.path);
+  });
+
+  it('a 503, then success: tried again with a fresh stream, the ETag answered', async () => {
+    answers = [slowDown, created];
+    const file = await indexFile();
+    expect(await store.writeIndexFile(file, 'old-etag')).toBe('"fresh-etag"');
+    expect(requests).toBe(2);
+    expect(existsSync(file.path)).toBe(false);
+    await noDescriptorOn(file.path);
+  });
+
+  it('a reset connection, then success: tried again', async () => {
+    answers = [reset, created];
+    const file = await indexFile();
+    expect(await store.writeIndexFile(file, null)).toBe('"fresh-etag"');
+    expect(requests).toBe(2);
+    await noDescriptorOn(file.path);
+  });
+
+  it('three 503s: a store error after three tries, the file removed and closed', async () => {
+    answers = [slowDown, slowDown, slowDown, created];
+    const file = await indexFile();
+    await expect(store.writeIndexFile(file, null)).rejects.toMatchObject({ name: 'UpstreamError' });
+    expect(requests).toBe(3);
+    expect(existsSync(file.path)).toBe(false);
+    await noDescriptorOn(file.path);
+  });
+
+  it('a 403 is no hiccup: one try, a store error', async () => {
+    answers = [afterBody((_, response) => xmlError(response, 403, 'AccessDenied')), created];
+    const file = await indexFile();
+    await expect(store.writeIndexFile(file, null)).rejects.toMatchObject({ name: 'UpstreamError' });
+    expect(requests).toBe(1);
+  });
+});
