@@ -5,13 +5,12 @@
  * database (another pksd) or from this instance's user deletion.
  */
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { PatCredential, UserDatabase } from '../../../src/server/db/user-database.js';
+import type { PatCredential } from '../../../src/server/db/user-database.js';
 import { openUserDatabase } from '../../../src/server/db/open.js';
 import type { MintedPat } from '../../../src/server/auth/pats.js';
 import { authHarness, type AuthHarness } from './harness.js';
 
 let h: AuthHarness;
-let other: UserDatabase;
 let pat: MintedPat;
 let userId: string;
 
@@ -20,10 +19,8 @@ beforeEach(async () => {
   const { user } = await h.login('alice');
   userId = user.id;
   pat = await h.identity.pats.mint(user.id, { name: 'n', description: '', expiresInDays: 30, scopes: ['papers:read'] });
-  other = await openUserDatabase(h.config);
 });
 afterEach(async () => {
-  await other.close();
   await h.close();
 });
 
@@ -50,10 +47,12 @@ function holdNextCredentialRead() {
 
 describe('PAT verify cache vs a concurrent revocation', () => {
   it('another instance revokes while a verify is in flight: every later verify is refused', async () => {
+    const other = await openUserDatabase(h.config);
     const hold = holdNextCredentialRead();
     const slow = h.identity.pats.verify(pat.plaintext, false);
     await hold.read; // it holds the row as it was before the revocation
     expect(await other.pats.delete(pat.id)).not.toBeNull();
+    await other.close();
     expect(await h.identity.pats.verify(pat.plaintext, false)).toBeNull(); // sees the new revision
     hold.release();
     await slow; // answered from what it read before: the revocation raced it

@@ -7,7 +7,7 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadWikiIsolated, loaderWorkerFile } from '../../../src/server/wiki/loader.js';
-import { loadWiki } from '../../../src/wiki/index.js';
+import { loadWiki, searchWiki } from '../../../src/wiki/index.js';
 import { generateWiki, type GeneratedWiki } from '../../wiki/generate.js';
 import { servedData } from '../../wiki/served.js';
 
@@ -39,7 +39,10 @@ describe('loadWikiIsolated', () => {
     const [isolated, inProcess] = await Promise.all([loadWikiIsolated(generated.dir), loadWiki(generated.dir)]);
     expect(isolated.pages).toHaveLength(120);
     expect(isolated.excluded.map((e) => e.path).sort()).toEqual(['concepts/broken.md', 'concepts/zz-duplicate.md']);
-    expect(servedData(isolated, QUERIES)).toEqual(servedData(inProcess, QUERIES));
+    // Every query with the source pages and 20 hits, both ways.
+    const search: typeof searchWiki = (snapshot, options) =>
+      searchWiki(snapshot, { ...options, limit: 20, include_sources: true });
+    expect(servedData(isolated, QUERIES, search)).toEqual(servedData(inProcess, QUERIES, search));
     for (const page of isolated.pages) expect(page.body.length).toBeGreaterThan(0);
   });
 });
