@@ -101,29 +101,27 @@ async function noDescriptorOn(file: string): Promise<void> {
 }
 
 describe('S3 index PUT', () => {
-  it('a 412 before the body was read: lost the race (null), the file removed and closed', async () => {
-    answers = [(_, response) => xmlError(response, 412, 'PreconditionFailed')];
+  const precondition: Answer = (_, response) => xmlError(response, 412, 'PreconditionFailed');
+  it.each([
+    { answer: 'a 412 before the body was read: lost the race', given: [precondition], etag: null, tries: 1 },
+    {
+      answer: 'a 503, then success: tried again with a fresh stream',
+      given: [slowDown, created],
+      etag: '"fresh-etag"',
+      tries: 2,
+    },
+    {
+      answer: 'a reset connection, then success: tried again',
+      given: [reset, created],
+      etag: '"fresh-etag"',
+      tries: 2,
+    },
+  ])('$answer; the file removed and closed', async ({ given, etag, tries }) => {
+    answers = given;
     const file = await indexFile();
-    expect(await store.writeIndexFile(file, null)).toBeNull();
-    expect(requests).toBe(1);
+    expect(await store.writeIndexFile(file, 'old-etag')).toBe(etag);
+    expect(requests).toBe(tries);
     expect(existsSync(file.path)).toBe(false);
-    await noDescriptorOn(file.path);
-  });
-
-  it('a 503, then success: tried again with a fresh stream, the ETag answered', async () => {
-    answers = [slowDown, created];
-    const file = await indexFile();
-    expect(await store.writeIndexFile(file, 'old-etag')).toBe('"fresh-etag"');
-    expect(requests).toBe(2);
-    expect(existsSync(file.path)).toBe(false);
-    await noDescriptorOn(file.path);
-  });
-
-  it('a reset connection, then success: tried again', async () => {
-    answers = [reset, created];
-    const file = await indexFile();
-    expect(await store.writeIndexFile(file, null)).toBe('"fresh-etag"');
-    expect(requests).toBe(2);
     await noDescriptorOn(file.path);
   });
 
