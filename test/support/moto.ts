@@ -13,10 +13,22 @@ export interface MotoServer {
 }
 
 // `python -m moto.server` (the project venv), plus a watchdog that exits when stdin closes, so the server dies with the test
-// process even when that one is killed without running its exit handlers.
+// process even when that one is killed without running its exit handlers. S3 makes a conditional write
+// (If-None-Match: *, If-Match) one atomic step; moto's threaded server checks the condition, then writes, with
+// nothing between them, so two concurrent creates could both succeed (seen once beside two CPU-bound processes):
+// one lock around its object PUT and POST handlers (the body is read before they run) restores S3's behaviour.
 export const MOTO_MAIN = `
 import os, sys, threading
 from moto.server import main
+from moto.s3.responses import S3Response
+write_lock = threading.Lock()
+def atomic(handler):
+    def locked(self, *args, **kwargs):
+        with write_lock:
+            return handler(self, *args, **kwargs)
+    return locked
+S3Response.put_object = atomic(S3Response.put_object)
+S3Response._key_response_post = atomic(S3Response._key_response_post)
 def exit_on_stdin_eof():
     sys.stdin.buffer.read()
     os._exit(0)
