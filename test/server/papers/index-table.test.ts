@@ -38,10 +38,14 @@ async function fileBytes(file: { path: string; size: number; sha256: string }): 
   return bytes;
 }
 
-/** A table whose `title` column holds a value the encoder cannot write (it throws at that column's pages). */
+/**
+ * A table whose `md_etag` column holds a value the encoder cannot write (it throws at that column's pages). It is
+ * one of the column's side strings, which reach the worker as they are (text columns are packed before posting).
+ */
 function unwritableTable(n: number): IndexTable {
   const table = IndexTable.fromRows(Array.from({ length: n }, (_, i) => row(i)));
-  table.text.title[n - 1] = { length: 1 } as never;
+  table.hex.md_etag.set(n - 1, 'not an etag');
+  table.hex.md_etag.other.set(n - 1, { length: 1 } as never);
   return table;
 }
 
@@ -124,6 +128,26 @@ describe('Parquet codec of the columnar index', () => {
     expect(decoded.length).toBe(3000);
     expect(decoded.row(decoded.indexOf(rows[5]!.preprint_id)!)).toEqual(rows[5]);
     expect([...decoded.rows()]).toEqual(sortById(rows));
+  });
+
+  it('the worker writes the rows the in-place encoder writes: ids out of order, non-ASCII strings, nulls', async () => {
+    const n = 5_000; // two full chunks and a short one
+    const table = new IndexTable(n);
+    table.allocate(n);
+    const odd = ['é', '\uffff', '😀', ''];
+    for (let i = 0; i < n; i++) {
+      const id = `2503.${String((i * 7919) % n).padStart(5, '0')}${odd[i % 4]}v1`;
+      table.ids[i] = id;
+      table.text.key[i] = id;
+      table.times.updated_at[i] = i;
+      table.setText(i, 'title', i % 3 === 0 ? null : `Τίτλος ${odd[i % 4]} ${i}`);
+      table.setText(i, 'authors', i % 5 === 0 ? '' : null);
+    }
+    table.indexRows();
+    const inWorker = await decodeTable(await fileBytes(await encodeTable(table, freshPath(), { inProcessMaxRows: 0 })));
+    const inPlace = await decodeTable(encodeTableSync(table));
+    expect(inWorker.ids).toEqual(inPlace.ids);
+    expect([...inWorker.rows()]).toEqual([...inPlace.rows()]);
   });
 });
 

@@ -1,14 +1,14 @@
 /**
- * Worker thread that encodes the index (`workerData`: `{ rows, path }`): receives the rows as `ColumnChunk`s
- * (`{ chunk }` messages, in row order), assembling them as they come, then `{ done: true }`; writes the file to
- * `path` page by page while hashing it, and answers `{ file }` (its path, size and sha256: the bytes never leave
- * this thread) or `{ error }`.
+ * Worker thread that encodes the index (`workerData`: `{ rows, path }`): receives the rows as `PostedChunk`s
+ * (`{ chunk }` messages, in row order; strings as UTF-8 bytes), assembling them as they come, then `{ done: true }`;
+ * writes the file to `path` page by page while hashing it, and answers `{ file }` (its path, size and sha256: the
+ * bytes never leave this thread) or `{ error }`.
  */
 import { parentPort, workerData } from 'node:worker_threads';
 import { HEX_COLUMNS, HEX_SHAPES, type HexColumnName } from './columns.js';
 import { writeIndexFileSync } from './index-file.js';
 import { IndexEncoder, runToEnd } from './parquet-write.js';
-import { ChunkAssembler, type ColumnChunk } from './snapshot.js';
+import { ChunkAssembler, type PostedChunk } from './snapshot.js';
 
 export interface EncodeWorkerData {
   readonly rows: number;
@@ -24,7 +24,7 @@ const port = parentPort;
 if (port !== null) {
   const { rows, path } = workerData as EncodeWorkerData;
   let assembler: ChunkAssembler | null = new ChunkAssembler(rows, widths);
-  port.on('message', (msg: { chunk?: ColumnChunk; done?: boolean }) => {
+  port.on('message', (msg: { chunk?: PostedChunk; done?: boolean }) => {
     try {
       if (msg.chunk) {
         assembler!.add(msg.chunk);

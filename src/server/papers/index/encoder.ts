@@ -3,9 +3,9 @@
  * Tables up to `IN_PROCESS_MAX_ROWS` rows are encoded in place from the table's own columns (rows changed meanwhile
  * from the snapshot's saved copies), a few milliseconds at a time, through buffers the `TableEncoder` keeps between
  * encodes; larger ones are cut into chunks of `CHUNK_ROWS` rows, posted one per event-loop turn to a worker thread
- * (typed arrays transferred), which assembles them as they come, then sorts, encodes and writes the file on
- * another core, and answers only its path, size and sha256 (the whole file arriving in the main heap set off a
- * full GC of the loaded table: H25-FLUSH).
+ * (typed arrays transferred, strings packed as UTF-8 bytes), which assembles them as they come, then sorts, encodes
+ * and writes the file on another core, and answers only its path, size and sha256 (the whole file arriving in the
+ * main heap set off a full GC of the loaded table: H25-FLUSH).
  *
  * The worker runs the compiled `encode-worker.js` next to this module; when running from the TypeScript sources
  * (tests, benchmarks) that is the one in `dist/` (`npm run build`). Without either, encoding happens in place.
@@ -16,7 +16,7 @@ import type { IndexFile } from '../../storage/object-store.js';
 import type { EncodeWorkerData } from './encode-worker.js';
 import { writeIndexFile } from './index-file.js';
 import { IndexEncoder, encodeColumns } from './parquet-write.js';
-import { chunkBuffers, type TableSnapshot } from './snapshot.js';
+import { chunkBuffers, packChunk, type TableSnapshot } from './snapshot.js';
 import type { IndexTable } from './table.js';
 import { builtWorkerFile } from '../../worker-file.js';
 
@@ -117,7 +117,7 @@ async function encodeInWorker(url: URL, snapshot: TableSnapshot, path: string): 
     });
     result.catch(() => undefined); // observed below; a failure while still posting must not go unhandled
     for (let start = 0; start < snapshot.length; start += CHUNK_ROWS) {
-      const chunk = snapshot.chunk(start, Math.min(start + CHUNK_ROWS, snapshot.length));
+      const chunk = packChunk(snapshot.chunk(start, Math.min(start + CHUNK_ROWS, snapshot.length)));
       worker.postMessage({ chunk }, chunkBuffers(chunk));
       await nextTurn();
     }

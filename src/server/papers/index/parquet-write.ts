@@ -21,7 +21,7 @@ import {
   type TimeColumn,
 } from './columns.js';
 import type { IndexRow } from './row.js';
-import type { ColumnChunk } from './snapshot.js';
+import { PackedColumn, type EncodableChunk, type StringColumn } from './snapshot.js';
 import { maxCompressedLength, snappyCompressInto } from './snappy.js';
 
 export const ROW_GROUP_ROWS = 131_072;
@@ -36,11 +36,15 @@ export function indexSchema() {
 }
 
 /** Row numbers in `preprint_id` order (the table is mostly sorted already: appended rows come last). */
-function sortedOrder(ids: readonly string[], count: number): number[] {
+function sortedOrder(ids: StringColumn, count: number): number[] {
   const order = Array.from({ length: count }, (_, i) => i);
+  const compare =
+    ids instanceof PackedColumn
+      ? (a: number, b: number) => ids.compare(a, b)
+      : (a: number, b: number) => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0);
   let sorted = true;
-  for (let i = 1; i < count && sorted; i++) if (ids[i - 1]! > ids[i]!) sorted = false;
-  if (!sorted) order.sort((a, b) => (ids[a]! < ids[b]! ? -1 : ids[a]! > ids[b]! ? 1 : 0));
+  for (let i = 1; i < count && sorted; i++) if (compare(i - 1, i) > 0) sorted = false;
+  if (!sorted) order.sort(compare);
   return order;
 }
 
@@ -68,6 +72,23 @@ function putString(out: ByteBuffer, s: string): void {
   new DataView(out.bytes.buffer).setUint32(at, out.offset - at - 4, true);
 }
 
+/** Writes a packed string (`PackedColumn`, row `r`) as BYTE_ARRAY PLAIN. */
+function putPacked(out: ByteBuffer, column: PackedColumn, r: number): void {
+  column.seek(r);
+  const { bytes, from, to } = column;
+  out.u32(to - from);
+  out.ensure(to - from);
+  let p = out.offset;
+  for (let i = from; i < to; i++) out.bytes[p++] = bytes[i]!;
+  out.offset = p;
+}
+
+/** The page source of a string column that has no packed shape. */
+function stringSource(a: StringColumn): PageSource {
+  if (a instanceof PackedColumn) return { defined: (r) => !a.isNull(r), write: (out, r) => putPacked(out, a, r) };
+  return { defined: (r) => a[r] != null, write: (out, r) => putString(out, a[r]!) };
+}
+
 /** Definition levels (bit width 1) as one bit-packed RLE-hybrid run, prefixed with its length (page v1). */
 function putLevels(out: ByteBuffer, defined: Uint8Array, n: number): void {
   const groups = Math.ceil(n / 8);
@@ -88,7 +109,7 @@ interface PageSource {
   readonly write: (out: ByteBuffer, row: number) => void;
 }
 
-function source(c: ColumnChunk, spec: ColumnSpec, hexOther: Map<string, Map<number, string>>): PageSource {
+function source(c: EncodableChunk, spec: ColumnSpec, hexOther: Map<string, Map<number, string>>): PageSource {
   const name = spec.name;
   switch (spec.type) {
     case 'BOOLEAN': {
@@ -106,7 +127,7 @@ function source(c: ColumnChunk, spec: ColumnSpec, hexOther: Map<string, Map<numb
       return { defined: (r) => !Number.isNaN(a[r]!), write: (out, r) => out.i64(a[r]!) };
     }
     case 'STRING': {
-      if (name === 'preprint_id') return { defined: () => true, write: (out, r) => putString(out, c.ids[r]!) };
+      if (name === 'preprint_id') return { ...stringSource(c.ids), defined: () => true };
       if (name in HEX_SHAPES) {
         const h = c.hex[name as HexColumnName];
         const { digits, quoted } = HEX_SHAPES[name as HexColumnName];
@@ -132,8 +153,7 @@ function source(c: ColumnChunk, spec: ColumnSpec, hexOther: Map<string, Map<numb
           },
         };
       }
-      const a = c.text[name as TextColumn];
-      return { defined: (r) => a[r] != null, write: (out, r) => putString(out, a[r]!) };
+      return stringSource(c.text[name as TextColumn]);
     }
   }
 }
@@ -199,7 +219,7 @@ export class IndexEncoder {
    * (a `TableSnapshot` view).
    */
   *steps(
-    c: ColumnChunk,
+    c: EncodableChunk,
     sink: PieceSink,
     changed: ReadonlyMap<number, IndexRow> = NO_CHANGES,
   ): Generator<void | Promise<void>, void> {
@@ -316,7 +336,7 @@ export function runToEnd(steps: Generator<void | Promise<void>, void>): void {
 }
 
 /** Encodes the whole table (one `ColumnChunk` holding every row) as a Parquet file in memory, in one go. */
-export function encodeColumns(c: ColumnChunk): Uint8Array {
+export function encodeColumns(c: EncodableChunk): Uint8Array {
   const pieces: Uint8Array[] = [];
   runToEnd(new IndexEncoder().steps(c, (piece) => void pieces.push(piece.slice())));
   return Buffer.concat(pieces);

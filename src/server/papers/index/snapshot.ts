@@ -1,7 +1,9 @@
 /**
- * Column data of a range of rows as plain arrays and typed arrays (`ColumnChunk`): what is posted to the encoder
- * worker, chunk by chunk, and what the Parquet encoder reads. `TableSnapshot` cuts chunks out of a live table at
- * one point in time: a row changed after the snapshot was taken is served from a saved copy.
+ * Column data of a range of rows as plain arrays and typed arrays (`ColumnChunk`), and what the Parquet encoder
+ * reads (`EncodableChunk`). `TableSnapshot` cuts chunks out of a live table at one point in time: a row changed
+ * after the snapshot was taken is served from a saved copy. A chunk is posted to the encoder worker with its strings
+ * packed as UTF-8 bytes (`PostedChunk`), which the worker keeps as they came (`PackedColumn`): its heap never holds
+ * the rows' strings, whose collections there, on the cores this thread shares, stalled the event loop (issue 25).
  */
 import {
   FLAG_COLUMNS,
@@ -39,9 +41,133 @@ export interface ColumnChunk {
   readonly hex: Record<HexColumnName, HexChunk>;
 }
 
-/** The buffers of a chunk (to transfer rather than copy). */
-export function chunkBuffers(c: ColumnChunk): ArrayBuffer[] {
+/** A string column as the encoder reads it: a plain array (the table's, a chunk's), or UTF-8 bytes. */
+export type StringColumn = readonly (string | null)[] | PackedColumn;
+
+/** What the Parquet encoder reads: a `ColumnChunk` whose string columns may be packed. */
+export type EncodableChunk = Omit<ColumnChunk, 'ids' | 'text'> & {
+  readonly ids: StringColumn;
+  readonly text: Record<TextColumn, StringColumn>;
+};
+
+/** The string columns of `count` rows as UTF-8 bytes: `preprint_id`, then `TEXT_COLUMNS`, each row after row. */
+export interface PackedStrings {
+  readonly count: number;
+  readonly bytes: Uint8Array;
+  /** Where value `column * count + row` ends in `bytes` (it starts where the value before it ends). */
+  readonly ends: Int32Array;
+  /** 1 where that value is null. */
+  readonly nulls: Uint8Array;
+}
+
+/** A chunk as posted to the encoder worker. */
+export type PostedChunk = Omit<ColumnChunk, 'ids' | 'text'> & { readonly strings: PackedStrings };
+
+/** Reused between chunks: a chunk's strings are written here, then copied out at their size. */
+let packScratch = Buffer.allocUnsafe(1 << 20);
+
+/** The chunk with its strings packed (`PackedStrings`; a lone surrogate becomes U+FFFD, as the encoder writes it). */
+export function packChunk(c: ColumnChunk): PostedChunk {
+  const { ids: _ids, text: _text, ...numbers } = c;
+  const columns = [c.ids, ...TEXT_COLUMNS.map((k) => c.text[k])];
+  const ends = new Int32Array(columns.length * c.count);
+  const nulls = new Uint8Array(columns.length * c.count);
+  let at = 0;
+  let j = 0;
+  for (const column of columns) {
+    for (let r = 0; r < c.count; r++, j++) {
+      const s = column[r];
+      if (s == null) nulls[j] = 1;
+      else {
+        if (packScratch.length - at < s.length * 3) {
+          const next = Buffer.allocUnsafe(Math.max(packScratch.length * 2, at + s.length * 3));
+          packScratch.copy(next, 0, 0, at);
+          packScratch = next;
+        }
+        at += packScratch.write(s, at);
+      }
+      ends[j] = at;
+    }
+  }
+  return { ...numbers, strings: { count: c.count, bytes: new Uint8Array(packScratch.subarray(0, at)), ends, nulls } };
+}
+
+const utf8 = new TextDecoder();
+
+/**
+ * One string column of packed chunks (`PackedStrings` of `partRows` rows each, the last one possibly fewer), read
+ * by row number without making strings: `seek` points `bytes`, `from` and `to` at a value.
+ */
+export class PackedColumn {
+  bytes: Uint8Array = new Uint8Array(0);
+  from = 0;
+  to = 0;
+  private part: PackedStrings | null = null;
+
+  constructor(
+    private readonly parts: readonly PackedStrings[],
+    private readonly column: number,
+    private readonly partRows: number,
+  ) {}
+
+  /** Points `part` (and `bytes`) at the part holding row `r`; returns the value's index there. */
+  private locate(r: number): number {
+    const p = this.parts[Math.floor(r / this.partRows)]!;
+    this.part = p;
+    this.bytes = p.bytes;
+    return this.column * p.count + (r % this.partRows);
+  }
+
+  isNull(r: number): boolean {
+    const j = this.locate(r);
+    return this.part!.nulls[j] === 1;
+  }
+
+  /** Points `bytes`, `from`, `to` at row `r`'s value (empty when null). */
+  seek(r: number): void {
+    const j = this.locate(r);
+    const ends = this.part!.ends;
+    this.from = j === 0 ? 0 : ends[j - 1]!;
+    this.to = ends[j]!;
+  }
+
+  get(r: number): string | null {
+    if (this.isNull(r)) return null;
+    this.seek(r);
+    return utf8.decode(this.bytes.subarray(this.from, this.to));
+  }
+
+  /** Orders rows `a` and `b` as their strings compare (`<`: UTF-16 code units), bytes first. */
+  compare(a: number, b: number): number {
+    this.seek(a);
+    const x = this.bytes;
+    const xFrom = this.from;
+    const xLen = this.to - xFrom;
+    this.seek(b);
+    const y = this.bytes;
+    const yLen = this.to - this.from;
+    for (let i = 0, n = Math.min(xLen, yLen); i < n; i++) {
+      const u = x[xFrom + i]!;
+      const v = y[this.from + i]!;
+      if (u === v) continue;
+      // UTF-8 bytes order as code points, and those as UTF-16 code units only below U+E000: compare the strings.
+      if (u >= 0x80 && v >= 0x80) {
+        const s = this.get(a)!;
+        const t = this.get(b)!;
+        return s < t ? -1 : s > t ? 1 : 0;
+      }
+      return u - v;
+    }
+    return xLen - yLen;
+  }
+}
+
+/** The buffers of a posted chunk (to transfer rather than copy). */
+export function chunkBuffers(c: PostedChunk): ArrayBuffer[] {
   return [
+    c.strings.bytes.buffer,
+    c.strings.ends.buffer,
+    c.strings.nulls.buffer,
     ...FLAG_COLUMNS.map((k) => c.flags[k].buffer),
     c.imageCount.buffer,
     ...SIZE_COLUMNS.map((k) => c.sizes[k].buffer),
@@ -51,11 +177,13 @@ export function chunkBuffers(c: ColumnChunk): ArrayBuffer[] {
 }
 
 /**
- * Assembles the chunks of `count` rows (added in row order) into one `ColumnChunk`, each copied into place as it
- * arrives and then dropped: the rows are never held twice, and no copy of them all waits for the last chunk.
+ * Assembles the posted chunks of `count` rows (added in row order) into one `EncodableChunk`: typed columns are
+ * copied into place as each chunk arrives, and its strings are kept as they came (`PackedColumn`). The rows are
+ * never held twice, and no JS string of them is made here.
  */
 export class ChunkAssembler {
-  private readonly all: ColumnChunk;
+  private readonly all: Omit<ColumnChunk, 'ids' | 'text'>;
+  private readonly parts: PackedStrings[] = [];
   private at = 0;
 
   constructor(
@@ -64,8 +192,6 @@ export class ChunkAssembler {
   ) {
     this.all = {
       count,
-      ids: new Array<string>(count),
-      text: columnRecord(TEXT_COLUMNS, () => new Array<string | null>(count)),
       flags: columnRecord(FLAG_COLUMNS, () => new Uint8Array(count)),
       imageCount: new Int32Array(count),
       sizes: columnRecord(SIZE_COLUMNS, () => new Float64Array(count)),
@@ -78,11 +204,14 @@ export class ChunkAssembler {
     };
   }
 
-  add(c: ColumnChunk): void {
+  add(c: PostedChunk): void {
     const { all, at } = this;
     if (at + c.count > this.count) throw new Error(`chunks hold more than ${this.count} rows`);
-    for (let r = 0; r < c.count; r++) all.ids[at + r] = c.ids[r]!;
-    for (const k of TEXT_COLUMNS) for (let r = 0; r < c.count; r++) all.text[k][at + r] = c.text[k][r]!;
+    const first = this.parts[0];
+    if (first !== undefined && (c.count > first.count || (c.count < first.count && at + c.count !== this.count))) {
+      throw new Error(`a chunk of ${c.count} rows after chunks of ${first.count}`);
+    }
+    this.parts.push(c.strings);
     for (const k of FLAG_COLUMNS) all.flags[k].set(c.flags[k], at);
     all.imageCount.set(c.imageCount, at);
     for (const k of SIZE_COLUMNS) all.sizes[k].set(c.sizes[k], at);
@@ -97,9 +226,14 @@ export class ChunkAssembler {
   }
 
   /** The assembled rows, once every chunk was added. */
-  result(): ColumnChunk {
+  result(): EncodableChunk {
     if (this.at !== this.count) throw new Error(`chunks hold ${this.at} of ${this.count} rows`);
-    return this.all;
+    const partRows = this.parts[0]?.count ?? 1;
+    return {
+      ...this.all,
+      ids: new PackedColumn(this.parts, 0, partRows),
+      text: columnRecord(TEXT_COLUMNS, (k) => new PackedColumn(this.parts, 1 + TEXT_COLUMNS.indexOf(k), partRows)),
+    };
   }
 }
 
