@@ -77,8 +77,10 @@ describe('withYoungGenerationHeld', () => {
   it('keeps the young generation at its size during the work, and lets it grow again afterwards', () => {
     const r = youngGeneration('held');
     expect(r.kept).toBe(600_000);
-    // V8's defaults take the same work from 1 to 32 MiB (the operator case below); held, it stays at its first step.
-    expect(r.heldMiB).toBeLessThanOrEqual(Math.max(2, r.startMiB));
+    // V8's defaults take the same work from 1 to 32 MiB (the operator case below); held, it stays within its first
+    // steps (V8 sizes them from measured collection speeds, so CPU contention can add a step: 3.5 MiB was seen beside
+    // two busy processes), well under a quarter of that.
+    expect(r.heldMiB).toBeLessThan(8);
     expect(r.afterMiB).toBeGreaterThanOrEqual(r.heldMiB * 4);
   }, 60_000);
 
