@@ -3,9 +3,10 @@
  *
  * A filtered snapshot bucket of 40,000 works with arXiv ids, each citing ~12 others of them, loaded by the load
  * phase of `pksd scholarly bootstrap` into a real Neo4j 5.26 (the tests' launcher, 2 GiB heap, C1 JIT only): `Paper`
- * MERGEs, then `CITES`, in `UNWIND` batches of 500 rows. Issue 25's row (graph load, fresh JVM, ≥ 60k Paper + CITES
- * rows/s) is the median of 5 loads, each into a freshly started JVM with an empty store (the figure is noisy: the
- * server's CPU is the whole cost and the machine is shared). After the last one, a second snapshot of that shape
+ * nodes, then `CITES`, in `UNWIND` batches of 500 rows (created: a first load into an empty store; the warm load
+ * below merges). Issue 25's row (graph load, fresh JVM, ≥ 60k Paper + CITES rows/s) is the median of 5 loads, each
+ * into a freshly started JVM with an empty store (the figure is noisy: the server's CPU is the whole cost and the
+ * machine is shared). After the last one, a second snapshot of that shape
  * (disjoint ids) is loaded into the same, now warm, server, as a long-running database is (≥ 50k). Printed per load:
  * the two phases, the derived-count step, the CPU seconds of the client and of the server, and (first load) the
  * server's CPU by thread group — where the time goes. `PKS_LOAD_ROUNDS` sets the number of fresh-JVM loads.

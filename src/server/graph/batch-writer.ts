@@ -10,6 +10,7 @@
  * which is what lets a writer check-then-create (see `CitationWriter`) without the locks of `MERGE`. Transient
  * errors (deadlocks, lock timeouts) are retried.
  */
+import type { Record as Neo4jRecord } from 'neo4j-driver';
 import type { GraphClient } from './driver.js';
 import { isTransient, withSession, writeTx } from './session.js';
 
@@ -41,6 +42,15 @@ export interface RowShape<T> {
    * again whole when the error is transient.
    */
   readonly autoCommit?: boolean;
+  /**
+   * The exact statement behind a faster `query` that holds only under a condition (the nodes or pairs it creates
+   * are new): it must leave the right graph whatever the graph holds and whatever part of a failed attempt
+   * committed. A batch whose attempt fails with a transient error, or an error `on` accepts (the condition broke),
+   * runs again with it.
+   */
+  readonly fallback?: { readonly query: string; readonly on?: (err: unknown) => boolean };
+  /** Receives the records a batch's statement returned, once it has committed. */
+  readonly onCommitted?: (records: readonly Neo4jRecord[]) => void;
 }
 
 /** The lane of a lane key among `lanes`: FNV-1a of the key, a cheap, stable spread. */
@@ -117,13 +127,22 @@ export class BatchWriter<T> {
   }
 
   private async commit(rows: readonly T[]): Promise<void> {
+    const { autoCommit, fallback, onCommitted } = this.shape;
+    let query = this.query;
     for (let attempt = 1; ; attempt++) {
       try {
-        if (this.shape.autoCommit) await withSession(this.graph, 'WRITE', (s) => s.run(this.query, { rows }));
-        else await writeTx(this.graph, (tx) => tx.run(this.query, { rows }));
+        const { records } = autoCommit
+          ? await withSession(this.graph, 'WRITE', (s) => s.run(query, { rows }))
+          : await writeTx(this.graph, (tx) => tx.run(query, { rows }));
+        onCommitted?.(records);
         return;
       } catch (err) {
+        if (fallback !== undefined && query !== fallback.query && fallback.on?.(err) === true) {
+          query = fallback.query;
+          continue;
+        }
         if (attempt >= RETRIES || !isTransient(err)) throw err;
+        if (fallback !== undefined) query = fallback.query;
         const backoff = Math.min(1_000, 10 * 2 ** Math.min(attempt, 7));
         await new Promise((resolve) => setTimeout(resolve, backoff / 2 + Math.random() * backoff));
       }

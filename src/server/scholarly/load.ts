@@ -4,9 +4,10 @@
  *
  * Pass 1 maps every work id to its paper (works with an arXiv id) and MERGEs the `Paper` nodes with their scholarly
  * properties; pass 2 MERGEs `CITES` for references between two such works (from the reference lists pass 1 kept, or
- * by reading the bucket again when they were too many to keep), the papers found by the `elementId`s read after
- * pass 1; then the derived citation counts are
- * recomputed for every loaded paper, and the index rows of those papers get their metadata columns (CAS write).
+ * by reading the bucket again when they were too many to keep), the papers found by the `elementId`s pass 1's
+ * writes returned (a first load, into a graph without `Paper` and `CITES`, creates both instead: the same graph);
+ * then the derived citation counts are recomputed for every loaded paper, and the index rows of those papers get
+ * their metadata columns (CAS write).
  * Works without an arXiv id stay only in the bucket. When several works name the same paper, the first in bucket
  * order gives its properties (their citations all count).
  */
@@ -17,9 +18,10 @@ import type { GraphClient } from '../graph/driver.js';
 import {
   CitationWriter,
   derivedCountWriter,
-  paperNodes,
   paperRow,
   paperWriter,
+  scholarlyGraphCounts,
+  type PaperNode,
   type ScholarlyPaper,
 } from '../graph/scholarly.js';
 import { StoreIndexPersistence } from '../papers/index-parquet.js';
@@ -150,13 +152,23 @@ export async function loadSnapshot(options: LoadOptions): Promise<LoadReport> {
   const persistence = new StoreIndexPersistence(options.store, options.logger);
   const index = await persistence.load();
 
+  // A first load (no Paper, no CITES yet) creates what it writes instead of merging it: each paper and each pair
+  // is sent once, so none can exist already (one load at a time; a paper another writer creates meanwhile makes
+  // its batch fall back to MERGE).
+  const before = options.dryRun ? null : await scholarlyGraphCounts(graph);
+
   // Pass 1: work → paper, and the Paper nodes.
   const paperOf = new Map<number, string>();
   const references = new ReferenceLists(options.referenceBudget ?? DEFAULT_REFERENCE_BUDGET);
   const firstWork = new Set<string>();
+  /** Papers of several works, and the papers their citations were sent to (each pair is sent once). */
+  const citedBy = new Map<string, Set<string>>();
   const indexed = new Map<string, ScholarlyPaper>();
+  /** Each paper's node, as its batch returned it (what the citation pass and the derived counts find it by). */
+  const nodeOf = new Map<string, PaperNode>();
   const pending = new Pending();
-  const worksRead = await writing(paperWriter(graph, options.writer), async (papers) => {
+  const paperWrites = { allNew: before?.papers === 0, onNode: (id: string, node: PaperNode) => nodeOf.set(id, node) };
+  const worksRead = await writing(paperWriter(graph, options.writer, paperWrites), async (papers) => {
     const works = await forEachWork(
       bucket,
       keys,
@@ -166,7 +178,10 @@ export async function loadSnapshot(options: LoadOptions): Promise<LoadReport> {
         if (id === null || arxivId === null) return;
         paperOf.set(id, arxivId);
         if (references.complete) references.add(id, referencedWorkIds(work));
-        if (firstWork.has(arxivId)) return;
+        if (firstWork.has(arxivId)) {
+          if (!citedBy.has(arxivId)) citedBy.set(arxivId, new Set());
+          return;
+        }
         firstWork.add(arxivId);
         const metadata = paperMetadata(work, id, arxivId);
         if (index !== null && index.versionsOf(arxivId).length > 0) indexed.set(arxivId, metadata);
@@ -180,9 +195,8 @@ export async function loadSnapshot(options: LoadOptions): Promise<LoadReport> {
   progress(`load: ${worksRead} works, ${firstWork.size} papers merged`);
 
   // Pass 2: CITES between loaded papers, which the writer finds by their nodes.
-  const nodeOf = options.dryRun ? new Map<string, string>() : await paperNodes(graph, firstWork);
   let citationsMerged = 0;
-  await writing(new CitationWriter(graph, options.writer), async (citations) => {
+  await writing(new CitationWriter(graph, options.writer, before?.citations === 0), async (citations) => {
     const cite = (from: string, refs: Iterable<number>): void => {
       const targets = new Set<string>();
       for (const ref of refs) {
@@ -192,7 +206,14 @@ export async function loadSnapshot(options: LoadOptions): Promise<LoadReport> {
       citationsMerged += targets.size;
       if (options.dryRun || targets.size === 0) return;
       const fromNode = nodeOf.get(from);
-      const toNodes = [...targets].flatMap((to) => nodeOf.get(to) ?? []);
+      const sent = citedBy.get(from);
+      const toNodes = [...targets].flatMap((to) => {
+        if (sent !== undefined) {
+          if (sent.has(to)) return [];
+          sent.add(to);
+        }
+        return nodeOf.get(to) ?? [];
+      });
       if (fromNode !== undefined && toNodes.length > 0) pending.push(citations.add(fromNode, toNodes));
     };
     if (references.complete) {
