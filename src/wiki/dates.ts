@@ -21,16 +21,17 @@ export function daysInMonth(year: number, month: number): number {
 
 /** `YYYY-MM-DD` of a string when it is one of the accepted forms and a real calendar date, else `null`. */
 export function parseDateString(value: string): string | null {
-  const m = DATE_RE.exec(value.trim());
+  const trimmed = value.trim();
+  const m = DATE_RE.exec(trimmed);
   if (!m) return null;
   const year = Number(m[1]);
   const month = Number(m[2]);
   const day = Number(m[3]);
   if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
-  if (m[4] !== undefined) {
-    if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) return null;
-    if (m[7] !== undefined && (Number(m[8]) > 23 || Number(m[9]) > 59)) return null;
-  }
+  // A date alone is its own calendar date: the string as given, not a new one.
+  if (m[4] === undefined) return trimmed;
+  if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) return null;
+  if (m[7] !== undefined && (Number(m[8]) > 23 || Number(m[9]) > 59)) return null;
   return `${m[1]}-${m[2]}-${m[3]}`;
 }
 

@@ -5,59 +5,77 @@
  * 10,000 pages with the full parser costs about a second; this subset covers almost every real page.
  */
 import type { FrontmatterMap, FrontmatterValue } from './types.js';
+import { firstNonWhiteSpace, lastNonWhiteSpaceEnd } from './whitespace.js';
 
-const KEY_LINE_RE = /^([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?$/;
-const ITEM_LINE_RE = /^( *)- +(.*)$/;
 const NON_STRING_KEY_RE = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
 const INDICATOR_START_RE = /^[-?:,[\]{}#&*!|>'"%@`]/;
 const INT_RE = /^[-+]?[0-9]+$/;
 const FLOAT_RE = /^[-+]?(?:\.[0-9]+|[0-9]+(?:\.[0-9]*)?)(?:[eE][-+]?[0-9]+)?$/;
 const NUMBERISH_RE = /^[-+.]?[0-9.]/;
 
-/** Parse simple frontmatter, or `undefined` when the text needs the full YAML parser. */
+const SPACE = 0x20;
+const DASH = 0x2d;
+const COLON = 0x3a;
+
+/**
+ * Parse simple frontmatter, or `undefined` when the text needs the full YAML parser. Lines are scanned in place
+ * (no array of lines, no match arrays): a key line is `^([A-Za-z_][A-Za-z0-9_-]*):(?: +(.*))?$`, a sequence item
+ * `^( *)- +(.*)$`, and only the key and the value are cut.
+ */
 export function fastParseFrontmatter(yaml: string): FrontmatterMap | undefined {
   if (yaml.includes('\t') || yaml.includes('\r')) return undefined;
-  const lines = yaml.split('\n');
   const out: FrontmatterMap = {};
-  const seen = new Set<string>();
-  let i = 0;
-  while (i < lines.length) {
-    const line = lines[i]!;
-    if (isBlank(line)) {
-      i++;
+  let keys = 0;
+  const n = yaml.length;
+  let at = 0;
+  while (at <= n) {
+    const nl = yaml.indexOf('\n', at);
+    const end = nl === -1 ? n : nl;
+    if (firstNonWhiteSpace(yaml, at, end) === end) {
+      at = end + 1;
       continue;
     }
-    const m = KEY_LINE_RE.exec(line);
-    if (!m) return undefined;
-    const key = m[1]!;
-    if (seen.has(key) || key === '__proto__' || NON_STRING_KEY_RE.test(key)) return undefined;
-    seen.add(key);
-    const rest = (m[2] ?? '').trimEnd();
-    i++;
+    let colon = at;
+    if (!isKeyStart(yaml.charCodeAt(colon))) return undefined;
+    colon++;
+    while (colon < end && isKeyPart(yaml.charCodeAt(colon))) colon++;
+    if (colon === end || yaml.charCodeAt(colon) !== COLON) return undefined;
+    const valueStart = afterSpaces(yaml, colon + 1, end);
+    if (valueStart === -1) return undefined;
+    const key = yaml.slice(at, colon);
+    if (key === '__proto__' || Object.hasOwn(out, key) || NON_STRING_KEY_RE.test(key)) return undefined;
+    keys++;
+    const rest = yaml.slice(valueStart, lastNonWhiteSpaceEnd(yaml, valueStart, end));
+    at = end + 1;
     if (rest === '') {
       // Either null or a block sequence of scalars on the following lines.
       const items: FrontmatterValue[] = [];
-      let indent: number | null = null;
-      while (i < lines.length) {
-        const itemLine = lines[i]!;
-        if (isBlank(itemLine)) {
-          i++;
+      let indent = -1;
+      while (at <= n) {
+        const itemNl = yaml.indexOf('\n', at);
+        const itemEnd = itemNl === -1 ? n : itemNl;
+        if (firstNonWhiteSpace(yaml, at, itemEnd) === itemEnd) {
+          at = itemEnd + 1;
           continue;
         }
-        const item = ITEM_LINE_RE.exec(itemLine);
-        if (!item) {
-          if (itemLine.startsWith(' ')) return undefined; // continuation or nested content
+        let dash = at;
+        while (dash < itemEnd && yaml.charCodeAt(dash) === SPACE) dash++;
+        const itemStart =
+          dash < itemEnd && yaml.charCodeAt(dash) === DASH && yaml.charCodeAt(dash + 1) === SPACE
+            ? afterSpaces(yaml, dash + 1, itemEnd)
+            : -1;
+        if (itemStart === -1) {
+          if (yaml.charCodeAt(at) === SPACE) return undefined; // continuation or nested content
           break;
         }
-        const itemIndent = item[1]!.length;
-        if (indent === null) indent = itemIndent;
-        else if (itemIndent !== indent) return undefined;
-        const value = blockScalar(item[2]!.trimEnd());
+        if (indent === -1) indent = dash - at;
+        else if (dash - at !== indent) return undefined;
+        const value = blockScalar(yaml.slice(itemStart, lastNonWhiteSpaceEnd(yaml, itemStart, itemEnd)));
         if (value === undefined) return undefined;
         items.push(value);
-        i++;
+        at = itemEnd + 1;
       }
-      out[key] = indent === null ? null : items;
+      out[key] = indent === -1 ? null : items;
       continue;
     }
     if (rest.startsWith('[')) {
@@ -71,11 +89,34 @@ export function fastParseFrontmatter(yaml: string): FrontmatterMap | undefined {
     out[key] = value;
   }
   // An empty block is `null` to the full parser (not a mapping): let it say so.
-  return seen.size === 0 ? undefined : out;
+  return keys === 0 ? undefined : out;
 }
 
-function isBlank(line: string): boolean {
-  return line.trim() === '';
+/** `[A-Za-z_]` */
+function isKeyStart(c: number): boolean {
+  return (c >= 0x61 && c <= 0x7a) || (c >= 0x41 && c <= 0x5a) || c === 0x5f;
+}
+
+/** `[A-Za-z0-9_-]` */
+function isKeyPart(c: number): boolean {
+  return isKeyStart(c) || (c >= 0x30 && c <= 0x39) || c === DASH;
+}
+
+/**
+ * Where the value of `text[from, to)` starts as `(?: +(.*))?$` reads it after a key's colon or an item's dash: `to`
+ * at the end of the line, after the spaces when spaces follow; `-1` when neither (no match), or when the value holds
+ * a line terminator `.` does not match (U+2028, U+2029).
+ */
+function afterSpaces(text: string, from: number, to: number): number {
+  if (from === to) return to;
+  if (text.charCodeAt(from) !== SPACE) return -1;
+  let i = from + 1;
+  while (i < to && text.charCodeAt(i) === SPACE) i++;
+  for (let j = i; j < to; j++) {
+    const c = text.charCodeAt(j);
+    if (c === 0x2028 || c === 0x2029) return -1;
+  }
+  return i;
 }
 
 /** A scalar in block context: simple quoted string or plain scalar. */
@@ -141,6 +182,9 @@ function plainScalar(text: string): FrontmatterValue | undefined {
     case 'FALSE':
       return false;
   }
+  // Numbers, `.inf`/`.nan` and `0o`/`0x` forms start with a digit, a sign or a dot: other text is a string.
+  const first = text.charCodeAt(0);
+  if (!((first >= 0x30 && first <= 0x39) || first === 0x2b || first === DASH || first === 0x2e)) return text;
   if (INT_RE.test(text)) {
     const n = Number(text);
     return Number.isSafeInteger(n) ? n : undefined;

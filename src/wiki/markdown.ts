@@ -2,87 +2,159 @@
  * The little markdown structure the wiki needs: where code is (fenced blocks with ``` or ~~~, inline code spans),
  * and ATX headings outside code.
  */
+import { firstNonWhiteSpace } from './whitespace.js';
 
 const FENCE_OPEN_RE = /^ {0,3}(`{3,}|~{3,})(.*)$/;
+const FENCE_CLOSE_RE = /^ {0,3}(`{3,}|~{3,})[ \t]*$/;
+const BACKTICK = 0x60;
+const TILDE = 0x7e;
+const NEWLINE = 0x0a;
 
 /**
  * The text with the contents of fenced code blocks (fence lines included) and of inline code spans replaced by
  * spaces. Length and line structure are preserved, so offsets into the result are offsets into the input.
  */
 export function maskCode(text: string): string {
-  if (!text.includes('`') && !text.includes('~~~')) return text;
-  const lines = text.split('\n');
-  let fence: { char: string; length: number } | null = null;
+  const ranges = codeRanges(text);
+  return ranges.length === 0 ? text : maskedSlice(text, ranges, 0, text.length);
+}
+
+/** `maskCode(text).slice(start, end)`, given `ranges = codeRanges(text)`. */
+export function maskedSlice(text: string, ranges: readonly number[], start: number, end: number): string {
+  // The first range that ends after `start` (binary search: a body can hold many links with code inside).
+  let lo = 0;
+  let hi = ranges.length / 2;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (ranges[2 * mid + 1]! <= start) lo = mid + 1;
+    else hi = mid;
+  }
+  let result = '';
+  let at = start;
+  for (let r = 2 * lo; r < ranges.length && ranges[r]! < end; r += 2) {
+    const from = Math.max(at, ranges[r]!);
+    const to = Math.min(end, ranges[r + 1]!);
+    if (from >= to) continue;
+    result += text.slice(at, from) + blank(text.slice(from, to));
+    at = to;
+  }
+  return result + text.slice(at, end);
+}
+
+/**
+ * Where `maskCode` blanks: ascending, disjoint `[start, end)` pairs, flat (`[s0, e0, s1, e1, …]`); newlines inside a
+ * range stay newlines. Finds them without building a masked copy or a string per line, so callers that only need to
+ * know what is code (wikilinks) allocate nothing for a body.
+ */
+export function codeRanges(text: string): number[] {
+  const ranges: number[] = [];
+  if (!text.includes('`') && !text.includes('~~~')) return ranges;
+  const mask = (start: number, end: number): void => {
+    const last = ranges.length - 1;
+    // Ranges one newline apart merge: the newline stays a newline either way.
+    if (
+      last > 0 &&
+      (ranges[last] === start || (ranges[last] === start - 1 && text.charCodeAt(start - 1) === NEWLINE))
+    ) {
+      ranges[last] = end;
+    } else ranges.push(start, end);
+  };
+  // Where the next backtick and tilde are: asked line by line, searched again only once passed (linear in the text).
+  const nextTick = nextIndexOf(text, '`');
+  const nextTilde = nextIndexOf(text, '~');
+  /** The open fence's character (`` ` `` or `~`), `''` outside a fence. */
+  let fence = '';
+  let fenceLength = 0;
+  /** Offset where the open paragraph starts (-1: none), whether it holds a backtick, and where its last line ends. */
   let paragraphStart = -1;
   let paragraphHasTick = false;
-
-  const flushParagraph = (end: number): void => {
-    if (paragraphStart !== -1 && paragraphHasTick) {
-      const masked = maskInlineCode(lines.slice(paragraphStart, end).join('\n')).split('\n');
-      for (let k = 0; k < masked.length; k++) lines[paragraphStart + k] = masked[k]!;
-    }
+  let paragraphEnd = 0;
+  const flushParagraph = (): void => {
+    if (paragraphStart !== -1 && paragraphHasTick) inlineCodeRanges(text, paragraphStart, paragraphEnd, mask);
     paragraphStart = -1;
     paragraphHasTick = false;
   };
-
-  for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
-    if (fence) {
-      if (line.includes(fence.char)) {
-        const close = /^ {0,3}(`{3,}|~{3,})[ \t]*$/.exec(line);
-        if (close && close[1]![0] === fence.char && close[1]!.length >= fence.length) fence = null;
+  for (let lineStart = 0; lineStart <= text.length;) {
+    const nl = text.indexOf('\n', lineStart);
+    const lineEnd = nl === -1 ? text.length : nl;
+    const next = lineEnd + 1;
+    if (fence !== '') {
+      const mark = fence === '`' ? nextTick(lineStart) : nextTilde(lineStart);
+      if (mark !== -1 && mark < lineEnd) {
+        const close = FENCE_CLOSE_RE.exec(text.slice(lineStart, lineEnd));
+        if (close && close[1]![0] === fence && close[1]!.length >= fenceLength) fence = '';
       }
-      lines[i] = blank(line);
+      if (lineEnd > lineStart) mask(lineStart, lineEnd);
+      lineStart = next;
       continue;
     }
-    const first = line.trimStart()[0];
-    if (first === '`' || first === '~') {
-      const open = FENCE_OPEN_RE.exec(line);
+    const first = firstNonWhiteSpace(text, lineStart, lineEnd);
+    const firstCode = first === lineEnd ? -1 : text.charCodeAt(first);
+    if (firstCode === BACKTICK || firstCode === TILDE) {
+      const open = FENCE_OPEN_RE.exec(text.slice(lineStart, lineEnd));
       // A backtick fence's info string may not contain backticks (CommonMark).
-      if (open && !(open[1]![0] === '`' && open[2]!.includes('`'))) {
-        flushParagraph(i);
-        fence = { char: open[1]![0]!, length: open[1]!.length };
-        lines[i] = blank(line);
+      if (open && !(open[1]!.charCodeAt(0) === BACKTICK && open[2]!.includes('`'))) {
+        flushParagraph();
+        fence = open[1]![0]!;
+        fenceLength = open[1]!.length;
+        if (lineEnd > lineStart) mask(lineStart, lineEnd);
+        lineStart = next;
         continue;
       }
     }
-    if (line.trim() === '') {
-      flushParagraph(i);
+    if (first === lineEnd) {
+      flushParagraph();
+      lineStart = next;
       continue;
     }
-    if (paragraphStart === -1) paragraphStart = i;
-    if (line.includes('`')) paragraphHasTick = true;
+    if (paragraphStart === -1) paragraphStart = lineStart;
+    paragraphEnd = lineEnd;
+    if (!paragraphHasTick) {
+      const tick = nextTick(lineStart);
+      if (tick !== -1 && tick < lineEnd) paragraphHasTick = true;
+    }
+    lineStart = next;
   }
-  flushParagraph(lines.length);
-  return lines.join('\n');
+  flushParagraph();
+  return ranges;
 }
 
-/** Mask inline code spans: a run of N backticks up to the next run of exactly N backticks. */
-export function maskInlineCode(text: string): string {
-  if (!text.includes('`')) return text;
-  let result = '';
+/**
+ * Inline code spans of `text[from, to)`: a run of N backticks up to the next run of exactly N backticks (unmatched
+ * backticks are literal text); each span, backticks included, is passed to `mask`. The paragraph is cut out first so
+ * that no search runs past its end.
+ */
+function inlineCodeRanges(text: string, from: number, to: number, mask: (start: number, end: number) => void): void {
+  const paragraph = text.slice(from, to);
   let i = 0;
-  while (i < text.length) {
-    const tick = text.indexOf('`', i);
-    if (tick === -1) {
-      result += text.slice(i);
-      break;
-    }
-    result += text.slice(i, tick);
-    let runEnd = tick;
-    while (runEnd < text.length && text[runEnd] === '`') runEnd++;
+  while (i < paragraph.length) {
+    const tick = paragraph.indexOf('`', i);
+    if (tick === -1) return;
+    const runEnd = backtickRunEnd(paragraph, tick);
     const runLength = runEnd - tick;
-    const close = findBacktickRun(text, runEnd, runLength);
+    const close = findBacktickRun(paragraph, runEnd, runLength);
     if (close === -1) {
-      // Unmatched backticks are literal text.
-      result += text.slice(tick, runEnd);
       i = runEnd;
       continue;
     }
-    result += blank(text.slice(tick, close + runLength));
+    mask(from + tick, from + close + runLength);
     i = close + runLength;
   }
-  return result;
+}
+
+/** `from => text.indexOf(char, from)` for `from` that never decreases, each search starting where the last ended. */
+function nextIndexOf(text: string, char: string): (from: number) => number {
+  let next = text.indexOf(char);
+  return (from) => {
+    if (next !== -1 && next < from) next = text.indexOf(char, from);
+    return next;
+  };
+}
+
+function backtickRunEnd(text: string, from: number): number {
+  let end = from;
+  while (end < text.length && text.charCodeAt(end) === BACKTICK) end++;
+  return end;
 }
 
 function findBacktickRun(text: string, from: number, length: number): number {
@@ -90,8 +162,7 @@ function findBacktickRun(text: string, from: number, length: number): number {
   while (i < text.length) {
     const tick = text.indexOf('`', i);
     if (tick === -1) return -1;
-    let end = tick;
-    while (end < text.length && text[end] === '`') end++;
+    const end = backtickRunEnd(text, tick);
     if (end - tick === length) return tick;
     i = end;
   }
