@@ -91,7 +91,7 @@ export async function buildApp(ctx: AppContext): Promise<App> {
     }
   });
 
-  app.addHook('onSend', onSendHook);
+  app.addHook('onSend', onSendHook(ctx.shutdown ?? { started: false }));
   app.addHook(
     'preValidation',
     routePolicyHook({ credentials: ctx.credentials, admin: ctx.identity.admin }, ctx.identity.limiter),

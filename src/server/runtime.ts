@@ -175,6 +175,9 @@ export async function startServer(config: Config, options: StartOptions): Promis
       config.paperAccessEnabled ? () => paperAccess.counters() : null,
     );
     const credentials = new CredentialChain(config.systemPat, identity.verifiers);
+    // While shutting down, responses close their keep-alive connection so in-flight requests end the server (the
+    // application's `onSend` hook reads it: one hook, not one more per request).
+    const shutdown = { started: false };
     const app = await buildApp({
       config,
       logger,
@@ -193,12 +196,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       ingest,
       rag,
       webRoot: options.webRoot ?? DEFAULT_WEB_ROOT,
-    });
-    // While shutting down, responses close their keep-alive connection so in-flight requests end the server.
-    let shuttingDown = false;
-    app.addHook('onSend', (_request, reply, _payload, done) => {
-      if (shuttingDown) reply.header('Connection', 'close');
-      done();
+      shutdown,
     });
     const { port, forceTcp4 } = config.listen;
     const host = forceTcp4 ? await ipv4Host(config.listen.host) : config.listen.host;
@@ -227,7 +225,7 @@ export async function startServer(config: Config, options: StartOptions): Promis
       ingest: ingestService,
       close() {
         closing ??= (async () => {
-          shuttingDown = true;
+          shutdown.started = true;
           background.abort();
           // Background work stops now, not after the requests drained: no response waits for it.
           const work = stopBackgroundWork(paperAccess, ingestService, logger);

@@ -46,6 +46,13 @@ export interface AppContext {
   readonly graph: GraphService;
   /** Connection timeouts (tests shorten them); `DEFAULT_TIMEOUTS` otherwise. */
   readonly timeouts?: Timeouts;
+  /** Set by the running server when it begins to shut down (runtime.ts); answers then close their connection. */
+  readonly shutdown?: ShutdownState;
+}
+
+/** Whether the server has begun to shut down. */
+export interface ShutdownState {
+  readonly started: boolean;
 }
 
 /** The rate-limit rules a route can declare (CONTRACT §7.7): per-user writes, PAT creation, device starts per IP. */

@@ -5,6 +5,7 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { userHeaderBinding } from './audit.js';
+import type { ShutdownState } from './context.js';
 import { keepStoredObject } from './compression.js';
 import { addApiHeaders, isApiRequest } from './headers.js';
 import { setSecurityHeaders } from './security-headers.js';
@@ -37,10 +38,16 @@ export function onRequestHook(
   };
 }
 
-/** `onSend`: the security headers, and the compression opt-out of a stored object. */
-export function onSendHook(request: FastifyRequest, reply: FastifyReply, payload: unknown, done: () => void): void {
-  const apiPath = isApiRequest(request);
-  setSecurityHeaders(reply, apiPath);
-  keepStoredObject(request, reply, payload, apiPath);
-  done();
+/**
+ * `onSend`: the security headers, the compression opt-out of a stored object, and — once `shutdown` has started —
+ * `Connection: close`, so that requests in flight on keep-alive connections let the server end.
+ */
+export function onSendHook(shutdown: ShutdownState) {
+  return (request: FastifyRequest, reply: FastifyReply, payload: unknown, done: () => void): void => {
+    const apiPath = isApiRequest(request);
+    setSecurityHeaders(reply, apiPath);
+    keepStoredObject(request, reply, payload, apiPath);
+    if (shutdown.started) reply.header('connection', 'close');
+    done();
+  };
 }
