@@ -161,8 +161,14 @@ export async function loadSnapshot(options: LoadOptions): Promise<LoadReport> {
   const paperOf = new Map<number, string>();
   const references = new ReferenceLists(options.referenceBudget ?? DEFAULT_REFERENCE_BUDGET);
   const firstWork = new Set<string>();
-  /** Papers of several works, and the papers their citations were sent to (each pair is sent once). */
+  /**
+   * Papers that can cite twice — a paper of several works, or of a work id the bucket repeats — and the papers their
+   * citations were sent to (each pair is sent once).
+   */
   const citedBy = new Map<string, Set<string>>();
+  const citesTwice = (paper: string): void => {
+    if (!citedBy.has(paper)) citedBy.set(paper, new Set());
+  };
   const indexed = new Map<string, ScholarlyPaper>();
   /** Each paper's node, as its batch returned it (what the citation pass and the derived counts find it by). */
   const nodeOf = new Map<string, PaperNode>();
@@ -175,11 +181,15 @@ export async function loadSnapshot(options: LoadOptions): Promise<LoadReport> {
       (work) => {
         const id = workIdOf(work['id']);
         const arxivId = arxivIdOf(work);
+        // A repeated work id: its lines all cite from the paper its last line with an arXiv id names.
+        const earlier = id === null ? undefined : paperOf.get(id);
+        if (earlier !== undefined) citesTwice(earlier);
         if (id === null || arxivId === null) return;
+        if (earlier !== undefined) citesTwice(arxivId);
         paperOf.set(id, arxivId);
         if (references.complete) references.add(id, referencedWorkIds(work));
         if (firstWork.has(arxivId)) {
-          if (!citedBy.has(arxivId)) citedBy.set(arxivId, new Set());
+          citesTwice(arxivId);
           return;
         }
         firstWork.add(arxivId);
@@ -196,7 +206,10 @@ export async function loadSnapshot(options: LoadOptions): Promise<LoadReport> {
 
   // Pass 2: CITES between loaded papers, which the writer finds by their nodes.
   let citationsMerged = 0;
-  await writing(new CitationWriter(graph, options.writer, before?.citations === 0), async (citations) => {
+  // Created only from kept reference lists: reading the bucket again also cites from a work id's lines without an
+  // arXiv id, which pass 1 does not track (a line before the one that names the paper would send its pairs twice).
+  const citationsNew = before?.citations === 0 && references.complete;
+  await writing(new CitationWriter(graph, options.writer, citationsNew), async (citations) => {
     const cite = (from: string, refs: Iterable<number>): void => {
       const targets = new Set<string>();
       for (const ref of refs) {

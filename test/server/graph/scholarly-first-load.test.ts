@@ -1,8 +1,8 @@
 /**
  * A first scholarly load (no `Paper`, no `CITES` in the graph yet) creates its papers and citations instead of
  * merging them (issue 25). The graph it leaves must be exactly the one of the merging path: random snapshots
- * (several works naming one paper, repeated, self and unknown references, works without an arXiv id, missing
- * fields), loaded once into an empty graph and once into a graph that already holds a `Paper` and a `CITES` (which
+ * (several works naming one paper, a work id on several lines, repeated, self and unknown references, works
+ * without an arXiv id, missing fields), loaded once into an empty graph and once into a graph that already holds a `Paper` and a `CITES` (which
  * makes the load merge), compared node by node and edge by edge without those two; also with the citations read
  * from the bucket again. And the create path's fallback: papers that exist after all are merged, not duplicated
  * or failed.
@@ -44,8 +44,10 @@ async function randomBucket(seed: number): Promise<LocalSnapshotBucket> {
       r() < 0.1 ? workUrl(1_000 + n) : workUrl(Math.floor(r() * works)),
     );
     if (r() < 0.2) refs.push(workUrl(n), 'not a work');
+    // Some lines repeat an earlier work's id (the filter keeps every line): with or without an arXiv id.
+    const id = n > 0 && r() < 0.1 ? workUrl(Math.floor(r() * n)) : workUrl(n);
     return JSON.stringify({
-      id: workUrl(n),
+      id,
       doi: r() < 0.3 ? null : `https://doi.org/10.5555/R.${n}`,
       title: r() < 0.1 ? null : `title ${n} ${r() < 0.5 ? 'Zürich' : 'lattice'}`,
       display_name: `display ${n}`,
