@@ -11,7 +11,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import type { Config } from '../../../src/server/config/types.js';
 import { PostgresNotifications } from '../../../src/server/db/notifications-postgres.js';
 import { PostgresUserDatabase } from '../../../src/server/db/postgres-user-database.js';
@@ -43,6 +43,11 @@ const admin = (sql: string) => query(postgres.url, sql);
 
 describe('wiki pull fan-out', () => {
   const closing: (() => Promise<unknown>)[] = [];
+  // Each test has its own remote: a commit an earlier test announced must not be followed by a listener that
+  // reconnects (a heartbeat missed on a loaded machine) in the next one.
+  beforeEach(async () => {
+    await admin('DELETE FROM wiki_announced');
+  });
   afterEach(async () => {
     for (const close of closing.splice(0).reverse()) await close();
   });
