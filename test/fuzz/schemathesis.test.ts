@@ -164,8 +164,9 @@ describe.sequential('Schemathesis against pksd', () => {
         expect(still.status, `${probe} after the run`).toBe(200);
       }
     },
-    // A run takes 1–3 min; on a loaded 2-core machine (load 20) one took 170 s. The budget is the example count.
-    480_000,
+    // A run takes 1–3 min; on a loaded 2-core machine (load 20) one took 170 s, and two beside four busy helpers
+    // (load 15–22) passed 480 s. The budget is the example count; the timeout only catches a hang.
+    900_000,
   );
 
   it('the server is alive afterwards and its memory stayed bounded', async () => {
