@@ -3,10 +3,9 @@
  * re-apply-on-412 merge of §4.2. Encoding and decoding live in `./index/`.
  */
 import type { Logger } from 'pino';
-import { closeSync } from 'node:fs';
 import type { ObjectStore } from '../storage/object-store.js';
 import { TableEncoder, encodeTableSync } from './index/encoder.js';
-import { decodeTable, openTable } from './index/parquet-read.js';
+import { decodeTable } from './index/parquet-read.js';
 import { applyPending } from './index/pending.js';
 import type { IndexRow, RowMutation } from './index/row.js';
 import { IndexTable } from './index/table.js';
@@ -52,37 +51,31 @@ export class StoreIndexPersistence implements IndexPersistence {
     return this.etag;
   }
 
-  /** The stored index opened: hot columns decoded now, the others read from the open file on first use. */
   async load(): Promise<IndexTable | null> {
-    const file = await this.store.openIndex(this.call);
-    if (file === null) {
+    const obj = await this.store.readIndex(this.call);
+    if (obj === null) {
       this.etag = null;
       return null;
     }
-    const table = await openTable(file.fd, file.size, nextTurn);
-    this.etag = file.etag;
+    const table = await decodeTable(obj.bytes, nextTurn, true);
+    this.etag = obj.etag;
     return table;
   }
 
   async reload(): Promise<IndexTable | null | 'unchanged'> {
     if ((await this.store.indexEtag(this.call)) === this.etag) return 'unchanged';
-    const file = await this.store.openIndex(this.call);
-    if ((file?.etag ?? null) === this.etag) {
-      if (file !== null) closeSync(file.fd);
-      return 'unchanged';
-    }
-    if (file === null) {
+    const obj = await this.store.readIndex(this.call);
+    if ((obj?.etag ?? null) === this.etag) return 'unchanged';
+    if (obj === null) {
       this.etag = null;
       return null;
     }
-    const table = await openTable(file.fd, file.size, nextTurn);
-    this.etag = file.etag;
+    const table = await decodeTable(obj.bytes, nextTurn, true);
+    this.etag = obj.etag;
     return table;
   }
 
   async save(table: IndexTable, pending: ReadonlyMap<string, RowMutation>): Promise<'stored' | IndexTable | 'retry'> {
-    // The cold columns still in the file are decoded first, a slice per turn (the encoder reads whole columns).
-    await table.decodeAll(nextTurn);
     let current = table;
     for (let attempt = 1; attempt <= MAX_FLUSH_ATTEMPTS; attempt++) {
       // Encoded straight into a file of the store's temp area (removed on failure), which the store then

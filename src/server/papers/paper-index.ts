@@ -125,7 +125,7 @@ export class PaperIndex {
 
   /** The §9.2 order: `pdf_uploaded_at` descending with nulls last, then `preprint_id` ascending. */
   private compareCandidates(a: number, b: number): number {
-    const at = this.table.pdfUploadedAt;
+    const at = this.table.times.pdf_uploaded_at;
     const ta = at[a]!;
     const tb = at[b]!;
     const na = Number.isNaN(ta);
@@ -148,8 +148,8 @@ export class PaperIndex {
     // Rows of the sorted prefix compare by number, without reading two strings (a load sorts 1.5M candidates).
     const sorted = this.table.sortedRows;
     if (a < sorted && b < sorted) return a - b;
-    const ia = this.table.idAt(a);
-    const ib = this.table.idAt(b);
+    const ia = this.table.ids[a]!;
+    const ib = this.table.ids[b]!;
     return ia < ib ? -1 : ia > ib ? 1 : 0;
   }
 
@@ -165,26 +165,16 @@ export class PaperIndex {
 
   private replace(table: IndexTable): void {
     this.table = table;
-    // `count` and `isCandidate` of every row, over the columns directly (2.6M rows at a start).
-    const { has_pdf: pdf, has_md: md, has_json: json } = table.flags;
-    const images = table.imageCount;
-    const counts = zeroCounters();
+    this.counts = zeroCounters();
     const candidates: number[] = [];
     for (let i = 0; i < table.length; i++) {
-      if (json[i] === 1) counts.hasJson++;
-      counts.images += images[i]!;
-      if (md[i] === 1) counts.hasMd++;
-      if (pdf[i] !== 1) continue;
-      counts.hasPdf++;
-      if (md[i] !== 1) candidates.push(i);
+      this.count(i, 1);
+      if (this.isCandidate(i)) candidates.push(i);
     }
-    counts.needsParser = candidates.length;
-    this.counts = counts;
     // Candidates in row order: inside the sorted prefix that is id order, so a stable sort by `pdf_uploaded_at`
-    // alone gives the §9.2 order (the radix sort's, property-tested in time-order.property.test.ts).
+    // alone gives the §9.2 order (and `reset`'s own sort then only checks it, in one pass).
     const inIdOrder = candidates.length === 0 || candidates[candidates.length - 1]! < table.sortedRows;
-    if (inIdOrder) this.candidates.resetSorted(rowsByTimeDescending(candidates, table.pdfUploadedAt));
-    else this.candidates.reset(candidates);
+    this.candidates.reset(inIdOrder ? rowsByTimeDescending(candidates, table.times.pdf_uploaded_at) : candidates);
     this.orders = null;
     this.doiRows = null;
   }
@@ -357,13 +347,8 @@ export class PaperIndex {
       const id = new SortedList<number>((a, b) => this.compareIds(a, b));
       // All rows in the sorted prefix: row order is id order (see `replace`); `updated_at` is never null.
       const inIdOrder = this.table.length === this.table.sortedRows;
-      if (inIdOrder) {
-        updatedAt.resetSorted(rowsByTimeDescending(all, this.table.times.updated_at));
-        id.resetSorted(all);
-      } else {
-        updatedAt.reset(all.slice());
-        id.reset(all);
-      }
+      updatedAt.reset(inIdOrder ? rowsByTimeDescending(all, this.table.times.updated_at) : all.slice());
+      id.reset(all);
       this.orders = { updatedAt, id };
     }
     return sort === 'id'

@@ -337,7 +337,6 @@ export class PaperService implements DownloadStager {
         claim_expires_at: claim ? rfc3339(claim.expires_at) : null,
         claim_requester: claim ? claim.requester : null,
       });
-      if (papers.length >= limit) break; // no row read past the page (an opened index decodes its row group)
     }
     return {
       papers,

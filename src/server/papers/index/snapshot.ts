@@ -270,8 +270,7 @@ export class TableSnapshot {
     const t = this.table;
     return {
       count: this.length,
-      // A copy (the ids of rows never change): an opened table's ids stay packed.
-      ids: t.idSlice(0, this.length),
+      ids: t.ids,
       text: t.text,
       flags: t.flags,
       imageCount: t.imageCount,
@@ -298,7 +297,7 @@ export class TableSnapshot {
     });
     const c: ColumnChunk = {
       count,
-      ids: t.idSlice(start, end),
+      ids: t.ids.slice(start, end),
       text: columnRecord(TEXT_COLUMNS, (k) => t.text[k].slice(start, end)),
       flags: columnRecord(FLAG_COLUMNS, (k) => t.flags[k].slice(start, end)),
       imageCount: t.imageCount.slice(start, end),
