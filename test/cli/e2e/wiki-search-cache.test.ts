@@ -2,21 +2,34 @@
  * `pks wiki search` with its term-vector cache (the built client): the cache lives in `$XDG_CACHE_HOME/pks` (else
  * `~/.cache/pks`), an edited page is read again, and a damaged cache is rewritten without a word.
  */
-import { existsSync, readFileSync, readdirSync, utimesSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { RACY_NS } from '../../../src/cli/commands/wiki/search-cache.js';
 import { pks, type PksHome } from '../support/pks.js';
 import { makeSampleWikiHome } from '../support/sample-wiki.js';
 
 let h: PksHome;
 let wiki: string;
-beforeEach(() => {
+beforeEach(async () => {
   ({ h, wiki } = makeSampleWikiHome());
-  // Pages last modified an hour ago: not "racily clean", so the first run caches them.
+  // Pages last modified an hour ago and directories settled: not "racily clean", so the first run caches them all
+  // (a run after a directory settles would otherwise rewrite the cache once to record it).
   const past = new Date(Date.now() - 3_600_000);
   for (const file of pageFiles()) utimesSync(file, past, past);
+  await directoriesSettled();
 });
 afterEach(() => h.cleanup());
+
+/** Awaits the moment every directory of the wiki is `RACY_NS` old (a directory's ctime cannot be set back). */
+async function directoriesSettled(): Promise<void> {
+  const changed = [wiki, ...(readdirSync(wiki, { recursive: true }) as string[]).map((f) => path.join(wiki, f))]
+    .map((f) => statSync(f, { bigint: true }))
+    .filter((info) => info.isDirectory())
+    .flatMap((info) => [info.mtimeNs, info.ctimeNs])
+    .reduce((a, b) => (a > b ? a : b));
+  await expect.poll(() => BigInt(Date.now()) * 1_000_000n - changed >= RACY_NS, { interval: 100 }).toBe(true);
+}
 
 function pageFiles(): string[] {
   return (readdirSync(wiki, { recursive: true }) as string[])

@@ -3,7 +3,16 @@
  * edits (new content, same-size edits with a new mtime, deletions, additions, invalid and duplicate pages) between
  * runs, and caches that are corrupt, truncated or of another version.
  */
-import { readFileSync, readdirSync, statSync, unlinkSync, utimesSync, writeFileSync } from 'node:fs';
+import {
+  mkdirSync,
+  readFileSync,
+  readdirSync,
+  realpathSync,
+  statSync,
+  unlinkSync,
+  utimesSync,
+  writeFileSync,
+} from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -12,11 +21,13 @@ import { crc32 } from 'node:zlib';
 import { CACHE_FORMAT_VERSION } from '../../../src/cli/commands/wiki/search-cache-file.js';
 import {
   MAX_CACHE_FILES,
+  RACY_NS,
   cacheFileFor,
   readCache,
   searchCheckout,
 } from '../../../src/cli/commands/wiki/search-cache.js';
 import { buildSnapshot, scanWiki, searchWiki, type SearchQuery } from '../../../src/wiki/index.js';
+import { compareStrings } from '../../../src/wiki/links.js';
 import { mulberry32 } from '../../support/random.js';
 import { generateWiki } from '../../wiki/generate.js';
 
@@ -44,6 +55,16 @@ let clock = Date.now() - 3_600_000;
 function age(file: string): void {
   clock += 1;
   utimesSync(file, new Date(clock), new Date(clock));
+}
+
+/** When (ms) every directory of the wiki at `root` has been `RACY_NS` unchanged (a ctime cannot be set back). */
+function settledAt(root: string): number {
+  const changed = [root, ...(readdirSync(root, { recursive: true }) as string[]).map((f) => path.join(root, f))]
+    .map((f) => statSync(f, { bigint: true }))
+    .filter((info) => info.isDirectory())
+    .flatMap((info) => [info.mtimeNs, info.ctimeNs])
+    .reduce((a, b) => (a > b ? a : b));
+  return Number((changed + RACY_NS) / 1_000_000n) + 1;
 }
 
 const QUERIES: SearchQuery[] = [
@@ -125,11 +146,13 @@ describe('pks wiki search cache', () => {
     const { root, cache, cacheFile, generated } = await setup(12, 4);
     for (const file of pageFiles(root)) age(path.join(root, file));
     const query = { q: 'zebra', limit: 100, include_sources: true };
-    const before = await searchCheckout(root, cache, query);
+    // Directories settled, or a run after they settle would rewrite the cache once to record them.
+    const clock = () => Math.max(Date.now(), settledAt(root));
+    const before = await searchCheckout(root, cache, query, clock);
     expect(before).toEqual({ query: 'zebra', total: 0, results: [] });
     const written = statSync(cacheFile, { bigint: true }).mtimeNs;
     // An unchanged wiki: the cache is used and not rewritten.
-    expect(await searchCheckout(root, cache, query)).toEqual(before);
+    expect(await searchCheckout(root, cache, query, clock)).toEqual(before);
     expect(statSync(cacheFile, { bigint: true }).mtimeNs).toBe(written);
 
     const file = path.join(root, 'concepts', `${generated.ids[0]}.md`);
@@ -140,21 +163,78 @@ describe('pks wiki search cache', () => {
     writeFileSync(file, changed);
     // Same size and the old mtime: the cache answers (with the old title).
     utimesSync(file, atime, mtime);
-    expect(await searchCheckout(root, cache, query)).toEqual(before);
+    expect(await searchCheckout(root, cache, query, clock)).toEqual(before);
     // A new mtime: that page is read again.
     age(file);
-    const after = await searchCheckout(root, cache, query);
+    const after = await searchCheckout(root, cache, query, clock);
     expect(after.results).toMatchObject([{ id: generated.ids[0], title: 'Zebra' }]);
     expect(after).toEqual(searchWiki(buildSnapshot(await scanWiki(root)), query));
   });
 
   it('does not cache a page modified in the last seconds (a same-size edit could keep its mtime)', async () => {
     const { root, cache, cacheFile } = await setup(6, 5);
-    await searchCheckout(root, cache, { q: 'qubit' });
+    // A run one second after the first page was written (a loaded machine may take longer to get there).
+    const written = Math.floor(Math.min(...pageFiles(root).map((file) => statSync(path.join(root, file)).mtimeMs)));
+    await searchCheckout(root, cache, { q: 'qubit' }, () => written + 1_000);
     expect(readCache(cacheFile, root)?.files.length).toBe(0);
     for (const file of pageFiles(root)) age(path.join(root, file));
     await searchCheckout(root, cache, { q: 'qubit' });
     expect(readCache(cacheFile, root)?.files.length).toBe(6);
+  });
+
+  it('records the directories once they have settled: the cache is rewritten once, then left alone', async () => {
+    const { root, cache, cacheFile } = await setup(6, 9);
+    for (const file of pageFiles(root)) age(path.join(root, file));
+    const query = { q: 'qubit', limit: 100 };
+    const plain = searchWiki(buildSnapshot(await scanWiki(root)), query);
+    const settled = settledAt(root);
+    // A directory changed in the last seconds: the files are cached, the directories not, and a run at that
+    // moment does not rewrite the cache.
+    expect(await searchCheckout(root, cache, query, () => settled - 1)).toEqual(plain);
+    expect(readCache(cacheFile, root)).toMatchObject({ files: { length: 6 }, dirs: [] });
+    const unsettled = readFileSync(cacheFile);
+    expect(await searchCheckout(root, cache, query, () => settled - 1)).toEqual(plain);
+    expect(readFileSync(cacheFile).equals(unsettled)).toBe(true);
+    // Settled: the next run records them (every directory of the wiki)…
+    expect(await searchCheckout(root, cache, query, () => settled)).toEqual(plain);
+    const directories = [root, ...(readdirSync(root, { recursive: true }) as string[]).map((f) => path.join(root, f))]
+      .filter((f) => statSync(f).isDirectory())
+      .map((f) => realpathSync(f))
+      .sort();
+    expect(readCache(cacheFile, root)?.dirs.map((dir) => dir.real)).toEqual(directories);
+    expect(readCache(cacheFile, root)?.files).toHaveLength(6);
+    // …and later runs leave the cache as it is.
+    const recorded = readFileSync(cacheFile);
+    expect(recorded.equals(unsettled)).toBe(false);
+    expect(await searchCheckout(root, cache, query, () => settled + 60_000)).toEqual(plain);
+    expect(readFileSync(cacheFile).equals(recorded)).toBe(true);
+  });
+
+  it('records the directories in path order: the same wiki gives the same cache bytes', async () => {
+    const { root, cache, cacheFile } = await setup(6, 10);
+    // Many directories, made in a shuffled order: the walk stats them in parallel, in the order it lists them.
+    const random = mulberry32(10);
+    const names = Array.from({ length: 40 }, (_, i) => `d${String(i).padStart(2, '0')}`);
+    for (let i = names.length - 1; i > 0; i--) {
+      const j = Math.floor(random() * (i + 1));
+      [names[i], names[j]] = [names[j]!, names[i]!];
+    }
+    for (const name of names) mkdirSync(path.join(root, 'concepts', name));
+    for (const file of pageFiles(root)) age(path.join(root, file));
+    const settled = settledAt(root);
+    const query = { q: 'qubit' };
+    await searchCheckout(root, cache, query, () => settled);
+    const directories = [root, ...(readdirSync(root, { recursive: true }) as string[]).map((f) => path.join(root, f))]
+      .filter((f) => statSync(f).isDirectory())
+      .map((f) => realpathSync(f))
+      .sort(compareStrings);
+    expect(readCache(cacheFile, root)?.dirs.map((dir) => dir.real)).toEqual(directories);
+    const first = readFileSync(cacheFile);
+    for (let run = 0; run < 3; run++) {
+      unlinkSync(cacheFile);
+      await searchCheckout(root, cache, query, () => settled);
+      expect(readFileSync(cacheFile).equals(first)).toBe(true);
+    }
   });
 
   const damages: [string, (bytes: Buffer) => Buffer][] = [

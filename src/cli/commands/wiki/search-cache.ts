@@ -48,9 +48,10 @@ export const MAX_CACHE_FILES = 8;
 export const MAX_CACHE_DIR_BYTES = 256 * 1024 * 1024;
 /**
  * A file modified this recently is not cached: a same-size edit within the file system's timestamp granularity
- * would keep its mtime (git's "racily clean" problem). It is read again on the next run.
+ * would keep its mtime (git's "racily clean" problem). It is read again on the next run. A directory changed this
+ * recently is not recorded either: the first run after it settles rewrites the cache once to record it.
  */
-const RACY_NS = 2_000_000_000n;
+export const RACY_NS = 2_000_000_000n;
 
 /** A file of this run: its entry, and whether the entry may be written to the cache. */
 interface Indexed {
@@ -93,7 +94,10 @@ export async function searchCheckout(
     if (walk.rootReal !== rootReal) table = null; // the root moved in between
     rootReal = walk.rootReal;
     candidates = walk.candidates;
-    dirs = walk.dirs?.every((dir) => isSettled(dir, now)) ? walk.dirs : null;
+    // In path order: the walk lists them as its parallel stats finish, and the same wiki should give the same cache.
+    dirs = walk.dirs?.every((dir) => isSettled(dir, now))
+      ? walk.dirs.toSorted((a, b) => compareStrings(a.real, b.real))
+      : null;
   }
   const file = rootReal === null ? null : cacheFileFor(cacheDir, rootReal);
   // The query terms' ids in the cache, and their postings (a cache whose postings are not well-formed is unused).
