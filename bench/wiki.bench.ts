@@ -299,12 +299,12 @@ test('wiki benchmark', async () => {
     const ratio = median(wikiRuns.map((r) => r.rps)) / median(bareRuns.map((r) => r.rps));
     const [wikiCpu, bareCpu] = [median(wikiRuns.map((r) => r.cpuUs)), median(bareRuns.map((r) => r.cpuUs))];
     report(
-      `throughput ratio pksd/bare (medians of ${ROUNDS}): ${ratio.toFixed(2)} (${verdict(ratio >= 0.95)} ≥ 0.95); ` +
+      `throughput ratio pksd/bare (medians of ${ROUNDS}): ${ratio.toFixed(3)} (${verdict(ratio >= 0.95)} ≥ 0.95); ` +
         `main-thread CPU per request ${wikiCpu.toFixed(1)} µs vs ${bareCpu.toFixed(1)} µs (bare ÷ pksd ${(bareCpu / wikiCpu).toFixed(2)})`,
     );
     recordTarget(
       'pages',
-      `${ratio.toFixed(2)} (medians of ${ROUNDS}; ${median(wikiRuns.map((r) => r.rps)).toFixed(0)} vs ` +
+      `${ratio.toFixed(3)} (medians of ${ROUNDS}; ${median(wikiRuns.map((r) => r.rps)).toFixed(0)} vs ` +
         `${median(bareRuns.map((r) => r.rps)).toFixed(0)} req/s; CPU ${wikiCpu.toFixed(1)} vs ${bareCpu.toFixed(1)} µs/request)`,
       ratio >= 0.95,
     );

@@ -97,6 +97,26 @@ describe('Parquet codec of the columnar index', () => {
     expect([...decoded.rows()]).toEqual(rows);
   });
 
+  it('reads a PLAIN file whose image_count is INT64 (pandas’ default) through the fallback', async () => {
+    const rows = Array.from({ length: 300 }, (_, i) => row(i));
+    const columnData = INDEX_COLUMNS.map((c) => {
+      const type = c.name === 'image_count' ? 'INT64' : c.type;
+      return {
+        name: c.name,
+        type,
+        nullable: c.nullable,
+        encoding: 'PLAIN',
+        data: rows.map((r) => {
+          const v = r[c.name];
+          return type === 'INT64' && v !== null ? BigInt(v as number) : v;
+        }),
+      };
+    });
+    const bytes = Buffer.from(parquetWriteBuffer({ columnData: columnData as never, codec: 'SNAPPY' }));
+    const decoded = await decodeTable(bytes);
+    expect([...decoded.rows()]).toEqual(rows);
+  });
+
   it('spans several row groups; rows appended out of order are written sorted', async () => {
     const n = ROW_GROUP_ROWS + 1000;
     const table = new IndexTable(n);

@@ -109,6 +109,15 @@ async function readFast(file: Uint8Array, metadata: FileMetaData, table: IndexTa
   }
 }
 
+/** The physical type this service writes for each column type (the fast path reads only these). */
+const PHYSICAL_TYPE: Record<ColumnSpec['type'], string> = {
+  STRING: 'BYTE_ARRAY',
+  BOOLEAN: 'BOOLEAN',
+  INT32: 'INT32',
+  INT64: 'INT64',
+  TIMESTAMP: 'INT64',
+};
+
 function readChunk(
   file: Uint8Array,
   view: DataView,
@@ -120,6 +129,8 @@ function readChunk(
   scratch: Scratch,
 ): void {
   const meta = chunk.meta_data!;
+  // Another physical type (e.g. `image_count` as INT64, pandas' default) is converted by the generic reader.
+  if (meta.type !== PHYSICAL_TYPE[spec.type] || meta.path_in_schema.length !== 1) throw new NeedsGenericReader();
   if (meta.dictionary_page_offset !== undefined) throw new NeedsGenericReader();
   if (meta.codec !== 'SNAPPY' && meta.codec !== 'UNCOMPRESSED') throw new NeedsGenericReader();
   const start = Number(meta.data_page_offset);
