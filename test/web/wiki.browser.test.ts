@@ -134,8 +134,8 @@ describe.skipIf(!CHROMIUM)('web front end: wiki', () => {
     await page.goto(`${stack.url}/wiki/concept-fixture-target`);
     const list = page.locator('#backlinks-list');
     await list.waitFor();
-    // In id order, as the server lists them.
-    expect(await list.getByRole('link').allTextContents()).toEqual(['Fixture other', 'Link forms']);
+    // In id order, as the server lists them; titles once the page index has come (ids until then).
+    await expect.poll(() => list.getByRole('link').allTextContents()).toEqual(['Fixture other', 'Link forms']);
     expect(await list.getByRole('link').evaluateAll((as) => as.map((a) => a.getAttribute('href')))).toEqual([
       '/wiki/concept-fixture-other',
       '/wiki/concept-link-forms',
