@@ -5,7 +5,6 @@
  * 10,000 pages with the full parser costs about a second; this subset covers almost every real page.
  */
 import type { FrontmatterMap, FrontmatterValue } from './types.js';
-import { firstNonWhiteSpace, lastNonWhiteSpaceEnd } from './whitespace.js';
 
 const NON_STRING_KEY_RE = /^(?:null|Null|NULL|true|True|TRUE|false|False|FALSE)$/;
 const INDICATOR_START_RE = /^[-?:,[\]{}#&*!|>'"%@`]/;
@@ -31,7 +30,7 @@ export function fastParseFrontmatter(yaml: string): FrontmatterMap | undefined {
   while (at <= n) {
     const nl = yaml.indexOf('\n', at);
     const end = nl === -1 ? n : nl;
-    if (firstNonWhiteSpace(yaml, at, end) === end) {
+    if (firstNonSpace(yaml, at, end) === end) {
       at = end + 1;
       continue;
     }
@@ -45,7 +44,7 @@ export function fastParseFrontmatter(yaml: string): FrontmatterMap | undefined {
     const key = yaml.slice(at, colon);
     if (key === '__proto__' || Object.hasOwn(out, key) || NON_STRING_KEY_RE.test(key)) return undefined;
     keys++;
-    const rest = yaml.slice(valueStart, lastNonWhiteSpaceEnd(yaml, valueStart, end));
+    const rest = yaml.slice(valueStart, lastNonSpaceEnd(yaml, valueStart, end));
     at = end + 1;
     if (rest === '') {
       // Either null or a block sequence of scalars on the following lines.
@@ -54,7 +53,7 @@ export function fastParseFrontmatter(yaml: string): FrontmatterMap | undefined {
       while (at <= n) {
         const itemNl = yaml.indexOf('\n', at);
         const itemEnd = itemNl === -1 ? n : itemNl;
-        if (firstNonWhiteSpace(yaml, at, itemEnd) === itemEnd) {
+        if (firstNonSpace(yaml, at, itemEnd) === itemEnd) {
           at = itemEnd + 1;
           continue;
         }
@@ -70,7 +69,7 @@ export function fastParseFrontmatter(yaml: string): FrontmatterMap | undefined {
         }
         if (indent === -1) indent = dash - at;
         else if (dash - at !== indent) return undefined;
-        const value = blockScalar(yaml.slice(itemStart, lastNonWhiteSpaceEnd(yaml, itemStart, itemEnd)));
+        const value = blockScalar(yaml.slice(itemStart, lastNonSpaceEnd(yaml, itemStart, itemEnd)));
         if (value === undefined) return undefined;
         items.push(value);
         at = itemEnd + 1;
@@ -90,6 +89,29 @@ export function fastParseFrontmatter(yaml: string): FrontmatterMap | undefined {
   }
   // An empty block is `null` to the full parser (not a mapping): let it say so.
   return keys === 0 ? undefined : out;
+}
+
+/*
+ * YAML's white space within a line is the space and the tab, and this path declines tabs: a line holding other
+ * white space (U+00A0, U+3000, …) is not blank, and such a character ends a scalar as text, as the full parser reads it.
+ */
+
+/** Offset of the first character of `text[from, to)` that is not a space, `to` when there is none. */
+function firstNonSpace(text: string, from: number, to: number): number {
+  let i = from;
+  while (i < to && text.charCodeAt(i) === SPACE) i++;
+  return i;
+}
+
+/** Offset just past the last character of `text[from, to)` that is not a space, `from` when there is none. */
+function lastNonSpaceEnd(text: string, from: number, to: number): number {
+  let i = to;
+  while (i > from && text.charCodeAt(i - 1) === SPACE) i--;
+  return i;
+}
+
+function trimSpaces(text: string): string {
+  return text.slice(firstNonSpace(text, 0, text.length), lastNonSpaceEnd(text, 0, text.length));
 }
 
 /** `[A-Za-z_]` */
@@ -133,12 +155,12 @@ function blockScalar(text: string): FrontmatterValue | undefined {
 /** `[a, b, "c"]` with simple items only. */
 function flowSequence(text: string): FrontmatterValue[] | undefined {
   if (!text.endsWith(']')) return undefined;
-  const inner = text.slice(1, -1).trim();
+  const inner = trimSpaces(text.slice(1, -1));
   if (inner === '') return [];
   if (/[[\]{}#]/.test(inner)) return undefined;
   const items: FrontmatterValue[] = [];
   for (const part of inner.split(',')) {
-    const item = part.trim();
+    const item = trimSpaces(part);
     if (item === '') return undefined;
     const quoted = simpleQuoted(item);
     if (quoted !== undefined) {

@@ -23,10 +23,3 @@ export function isWhiteSpace(c: number): boolean {
     c === 0xfeff
   );
 }
-
-/** Offset just past the last character of `text[from, to)` that `String#trimEnd` keeps, `from` when there is none. */
-export function lastNonWhiteSpaceEnd(text: string, from: number, to: number): number {
-  let i = to;
-  while (i > from && isWhiteSpace(text.charCodeAt(i - 1))) i--;
-  return i;
-}
