@@ -1,7 +1,9 @@
 import { Type } from '@sinclair/typebox';
+import type { FastifyReply } from 'fastify';
 import { InvalidInputError, NotFoundError } from '../../shared/domain-errors.js';
 import { getPageDetail, listPages, searchWiki, wikiStats } from '../../wiki/index.js';
 import type { RoutePlugin } from '../http/context.js';
+import { PageBodies } from '../wiki/page-bodies.js';
 import { queryBoolean } from '../http/query.js';
 import { scope } from './guard.js';
 import { ErrorBody, Nullable, OpenObject, QueryBoolean } from './schemas.js';
@@ -128,6 +130,10 @@ function requireEmptyBody(body: unknown): void {
   if (first !== undefined) throw new InvalidInputError(`unknown field '${first}'`);
 }
 
+/** Serialized page bodies held (`PageBodies`), and the largest one kept. */
+const PAGE_BODIES_BYTES = 16 * 1024 * 1024;
+const PAGE_BODY_MAX_BYTES = 256 * 1024;
+
 /** Wiki endpoints (CONTRACT §13.4): pages, stats, search, sync status and pull. */
 export const wikiRoutes: RoutePlugin = async (app, { ctx }) => {
   const wiki = ctx.wiki;
@@ -148,10 +154,13 @@ export const wikiRoutes: RoutePlugin = async (app, { ctx }) => {
     async (request) => listPages(wiki.snapshot(), request.query),
   );
 
-  const pageDetail = (id: string) => {
-    const page = getPageDetail(wiki.snapshot(), id);
-    if (page === null) throw new NotFoundError(`Page not found: ${id}`);
-    return page;
+  // The page's JSON as bytes, serialized once per snapshot; the content type is the one the serializer's answer has.
+  const bodies = new PageBodies(PAGE_BODIES_BYTES, PAGE_BODY_MAX_BYTES);
+  const pageDetail = (id: string, reply: FastifyReply): void => {
+    const snapshot = wiki.snapshot();
+    const body = bodies.get(snapshot, id, () => getPageDetail(snapshot, id));
+    if (body === null) throw new NotFoundError(`Page not found: ${id}`);
+    void reply.type('application/json; charset=utf-8').send(body);
   };
   app.get(
     '/api/pages/:page_id',
@@ -164,7 +173,7 @@ export const wikiRoutes: RoutePlugin = async (app, { ctx }) => {
         response: { 200: PageDetail, 404: ErrorBody },
       },
     },
-    async (request) => pageDetail(request.params.page_id),
+    (request, reply) => pageDetail(request.params.page_id, reply),
   );
   // An id sent with a raw `/` spans segments: it is never a page, but it gets the same 404 body (§13.4).
   app.get(
@@ -177,7 +186,7 @@ export const wikiRoutes: RoutePlugin = async (app, { ctx }) => {
         response: { 200: PageDetail, 404: ErrorBody },
       },
     },
-    async (request) => pageDetail(request.params['*']),
+    (request, reply) => pageDetail(request.params['*'], reply),
   );
 
   app.get(
