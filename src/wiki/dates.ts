@@ -22,6 +22,7 @@ export function daysInMonth(year: number, month: number): number {
 /** `YYYY-MM-DD` of a string when it is one of the accepted forms and a real calendar date, else `null`. */
 export function parseDateString(value: string): string | null {
   const trimmed = value.trim();
+  if (trimmed.length === 10) return plainDate(trimmed);
   const m = DATE_RE.exec(trimmed);
   if (!m) return null;
   const year = Number(m[1]);
@@ -33,6 +34,29 @@ export function parseDateString(value: string): string | null {
   if (Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) return null;
   if (m[7] !== undefined && (Number(m[8]) > 23 || Number(m[9]) > 59)) return null;
   return `${m[1]}-${m[2]}-${m[3]}`;
+}
+
+/**
+ * `parseDateString` of a 10-character string, the usual `YYYY-MM-DD`, read without the regular expression and its
+ * match array (a load parses every page's dates twice).
+ */
+function plainDate(text: string): string | null {
+  for (let i = 0; i < 10; i++) {
+    const c = text.charCodeAt(i);
+    if (i === 4 || i === 7 ? c !== 0x2d /* - */ : c < 0x30 || c > 0x39) return null;
+  }
+  const year = digits(text, 0, 4);
+  const month = digits(text, 5, 7);
+  const day = digits(text, 8, 10);
+  if (year < 1 || month < 1 || month > 12 || day < 1 || day > daysInMonth(year, month)) return null;
+  return text;
+}
+
+/** The number written by the ASCII digits `text[start, end)`. */
+function digits(text: string, start: number, end: number): number {
+  let n = 0;
+  for (let i = start; i < end; i++) n = n * 10 + text.charCodeAt(i) - 0x30;
+  return n;
 }
 
 /** `YYYY-MM-DD` (UTC) of a valid `Date`, else `null`. */

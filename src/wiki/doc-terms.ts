@@ -34,12 +34,7 @@ export class DocTerms {
   /** Close the current document. */
   endDoc(): void {
     this.lengths.push(this.counter.length);
-    this.counter.drain(this.append);
+    this.counter.drainInto(this.termIds, this.tfs);
     this.docStarts.push(this.termIds.length);
   }
-
-  private readonly append = (id: number, tf: number): void => {
-    this.termIds.push(id);
-    this.tfs.push(tf);
-  };
 }

@@ -222,9 +222,11 @@ export function readCandidate(c: Candidate): PageFile {
     const buffer = Buffer.allocUnsafe(Math.min(info.size, MAX_PAGE_FILE_BYTES) + 1);
     let filled = 0;
     while (filled < buffer.length) {
-      const bytesRead = readSync(fd, buffer, filled, buffer.length - filled, filled);
-      if (bytesRead === 0) break;
+      const wanted = buffer.length - filled;
+      const bytesRead = readSync(fd, buffer, filled, wanted, filled);
       filled += bytesRead;
+      // A regular file reads short only at its end: no second call just to be told so.
+      if (bytesRead < wanted) break;
     }
     if (filled > MAX_PAGE_FILE_BYTES) return problemFile(c.rel, filled, tooLarge(filled));
     return parsePageBytes(c.rel, buffer.subarray(0, filled));

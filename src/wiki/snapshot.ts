@@ -68,18 +68,27 @@ export async function buildSnapshotAsync(scan: WikiScan, now: Date = new Date())
 function assemble(scan: WikiScan, now: Date): Omit<WikiSnapshot, 'search'> {
   const { pages, excluded } = selectServedPages(scan.files);
   const byId = new Map<string, WikiPage>();
-  for (const page of pages) byId.set(page.id, page);
+  /** Page id → its position in `pages`: one lookup per link target finds where its backlinks go. */
+  const positions = new Map<string, number>();
+  for (let at = 0; at < pages.length; at++) {
+    byId.set(pages[at]!.id, pages[at]!);
+    positions.set(pages[at]!.id, at);
+  }
   const outgoing = new Map<string, string[]>();
-  const incoming = new Map<string, string[]>();
+  const linkedFrom: (string[] | undefined)[] = new Array<string[] | undefined>(pages.length);
   for (const page of pages) {
     const targets = outgoingTargets(page.links, page.id);
     outgoing.set(page.id, targets);
     for (const target of targets) {
-      if (!byId.has(target)) continue;
-      let list = incoming.get(target);
-      if (!list) incoming.set(target, (list = []));
-      list.push(page.id); // pages are visited in id order, so lists come out sorted
+      const at = positions.get(target);
+      if (at === undefined) continue;
+      // Pages are visited in id order, so the lists come out sorted.
+      (linkedFrom[at] ??= []).push(page.id);
     }
+  }
+  const incoming = new Map<string, string[]>();
+  for (let at = 0; at < pages.length; at++) {
+    if (linkedFrom[at] !== undefined) incoming.set(pages[at]!.id, linkedFrom[at]!);
   }
   return {
     root: scan.root,
