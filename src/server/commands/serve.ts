@@ -5,7 +5,7 @@ import { showSettings } from '../config/show.js';
 import type { Config } from '../config/types.js';
 import { LockHeldError } from '../db/lock.js';
 import { SchemaTooNewError } from '../db/migrations.js';
-import { tuneHeapForServer } from '../heap-tuning.js';
+import { tuneHeapForServer, withYoungGenerationHeld } from '../heap-tuning.js';
 import { createLogger } from '../logger.js';
 import type { RunningServer } from '../runtime.js';
 import { ExitError, type CommandIO } from './io.js';
@@ -35,9 +35,13 @@ export function serveCommand(io: CommandIO, onStarted?: (server: RunningServer) 
       let server: RunningServer;
       try {
         const inputs = { ...io.base, flags: passedSettingFlags(cmd) };
-        // Loaded here, not with the module: the other commands share `loadConfigOrExit` without the whole server.
-        const { startServer } = await import('../runtime.js');
-        server = await startServer(config, { logger, settings: () => showSettings(inputs).settings });
+        // The start keeps nearly everything it allocates (modules, the paper index), which grew V8's young generation
+        // to 2 × 16 MiB, kept resident for good: held at its first size until the server listens (docs/decisions.md).
+        server = await withYoungGenerationHeld(async () => {
+          // Loaded here, not with the module: the other commands share `loadConfigOrExit` without the whole server.
+          const { startServer } = await import('../runtime.js');
+          return startServer(config, { logger, settings: () => showSettings(inputs).settings });
+        });
       } catch (err) {
         if (err instanceof LockHeldError) {
           io.stderr(err.message + '\n');

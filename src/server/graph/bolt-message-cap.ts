@@ -11,7 +11,9 @@
  *
  * The connection's cap is read once, from the async context of its first chunk header (the socket's `data` events
  * run in the context the socket was opened in). If the driver's internals change shape, the wrap is not installed
- * and `boltMessageCapInstalled` is false (a test asserts it, so an upgrade cannot silently drop the cap).
+ * and `boltMessageCapInstalled()` is false (a test asserts it, so an upgrade cannot silently drop the cap). It is
+ * installed by the first capped run, before that run opens a connection: a server without a graph does not load
+ * the driver for it (docs/decisions.md "H13-FLOOR").
  */
 import { AsyncLocalStorage } from 'node:async_hooks';
 import { createRequire } from 'node:module';
@@ -45,6 +47,7 @@ const capOfNewConnections = new AsyncLocalStorage<number>();
 
 /** Runs `work` so that the Bolt connections it opens cap each message at `maxBytes`. */
 export function withBoltMessageCap<T>(maxBytes: number, work: () => T): T {
+  boltMessageCapInstalled();
   return capOfNewConnections.run(maxBytes, work);
 }
 
@@ -94,5 +97,9 @@ function install(): boolean {
   return true;
 }
 
-/** Whether the cap is in force (the driver's internals had the expected shape). */
-export const boltMessageCapInstalled = install();
+let installed: boolean | undefined;
+
+/** Installs the cap once; whether it is in force (the driver's internals had the expected shape). */
+export function boltMessageCapInstalled(): boolean {
+  return (installed ??= install());
+}

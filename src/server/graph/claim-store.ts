@@ -3,7 +3,7 @@
  * acquired in one write transaction that MERGEs the node, writes `_lock` (taking its write lock) and re-reads
  * under that lock.
  */
-import neo4j, { type Transaction } from 'neo4j-driver';
+import type { Transaction } from 'neo4j-driver';
 import { parseVersionedId, type VersionedPreprintId } from '../../shared/ids.js';
 import { rfc3339 } from '../../shared/time.js';
 import {
@@ -15,6 +15,7 @@ import {
   type ReleaseResult,
 } from '../papers/claim-store.js';
 import type { GraphClient } from './driver.js';
+import { neo4jDriver } from './neo4j-lib.js';
 import { isTransient, isUnreachable, readTx, toNumber, withSession, writeTx, type AccessMode } from './session.js';
 
 const CLAIM_RETURN = `c.claim_id AS claim_id, c.requester AS requester, c.preprint_id AS preprint_id,
@@ -113,7 +114,7 @@ export class GraphClaimStore implements ClaimStore {
           requester: candidate.requester,
           created_at: rfc3339(candidate.created_at),
           expires_at: rfc3339(candidate.expires_at),
-          ttl_seconds: neo4j.int(candidate.ttl_seconds),
+          ttl_seconds: neo4jDriver().int(candidate.ttl_seconds),
         },
       );
       return { ok: true as const, claim: candidate };

@@ -2,9 +2,9 @@
  * `Paper` asset properties in the graph (CONTRACT §6.1, §6.5, §15.6): the write-through of one upload and the
  * batched rewrite of `pksd papers sync`.
  */
-import neo4j from 'neo4j-driver';
 import { SET_DERIVED_CITATIONS } from './derived.js';
 import type { GraphClient } from './driver.js';
+import { neo4jDriver } from './neo4j-lib.js';
 import { inTransaction, toNumber, withSession, writeTx } from './session.js';
 
 /** The asset properties of one `Paper` node (§6.1); `assets_updated_at` is an RFC 3339 instant. */
@@ -45,7 +45,7 @@ function row(update: PaperAssetUpdate): { id: string; props: Record<string, unkn
   const props: Record<string, unknown> = { ...update.props };
   for (const key of INTEGER_PROPS) {
     const value = update.props[key];
-    if (value !== null) props[key] = neo4j.int(value);
+    if (value !== null) props[key] = neo4jDriver().int(value);
   }
   return { id: update.id, props };
 }

@@ -4,8 +4,9 @@
  * driver's managed transactions, because those retry an unreachable server for 30 s and callers here must fail
  * promptly (claims answer 503, uploads defer the catalog sync, graph endpoints answer `{error}`).
  */
-import neo4j, { type Integer, type Session, type Transaction } from 'neo4j-driver';
+import type { Integer, Session, Transaction } from 'neo4j-driver';
 import type { GraphClient } from './driver.js';
+import { neo4jDriver } from './neo4j-lib.js';
 
 export type AccessMode = 'READ' | 'WRITE';
 
@@ -25,7 +26,7 @@ export interface SessionOptions {
  */
 export function openSession(graph: GraphClient, mode: AccessMode, options: SessionOptions = {}): Session {
   return graph.driver.session({
-    defaultAccessMode: mode === 'READ' ? neo4j.session.READ : neo4j.session.WRITE,
+    defaultAccessMode: mode === 'READ' ? neo4jDriver().session.READ : neo4jDriver().session.WRITE,
     ...(graph.database ? { database: graph.database } : {}),
     ...(options.fetchSize !== undefined ? { fetchSize: options.fetchSize } : {}),
   });
@@ -126,7 +127,7 @@ export function isTransient(err: unknown): boolean {
 
 /** A count or other integer the server returned, as a JS number. */
 export function toNumber(value: unknown): number {
-  if (neo4j.isInt(value)) return (value as Integer).toNumber();
+  if (neo4jDriver().isInt(value)) return (value as Integer).toNumber();
   if (typeof value === 'bigint') return Number(value);
   return Number(value ?? 0);
 }

@@ -3,24 +3,8 @@
  * integers as numbers when safe and decimal strings otherwise, temporal values as ISO 8601 strings, points as
  * `{srid, x, y, z?}`, byte arrays as base64, lists and maps recursively.
  */
-import {
-  isDate,
-  isDateTime,
-  isDuration,
-  isInt,
-  isLocalDateTime,
-  isLocalTime,
-  isNode,
-  isPath,
-  isPoint,
-  isRelationship,
-  isTime,
-  type Integer,
-  type Node,
-  type Path,
-  type Point,
-  type Relationship,
-} from 'neo4j-driver';
+import type { Integer, Node, Path, Point, Relationship } from 'neo4j-driver';
+import { neo4jDriver, type Neo4jDriver } from './neo4j-lib.js';
 
 export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
@@ -97,22 +81,28 @@ function encodePoint(point: Point): JsonValue {
   return out;
 }
 
-const isTemporal = (v: object): boolean =>
-  isDateTime(v) || isDate(v) || isLocalDateTime(v) || isTime(v) || isLocalTime(v) || isDuration(v);
+const isTemporal = (v: object, neo4j: Neo4jDriver): boolean =>
+  neo4j.isDateTime(v) ||
+  neo4j.isDate(v) ||
+  neo4j.isLocalDateTime(v) ||
+  neo4j.isTime(v) ||
+  neo4j.isLocalTime(v) ||
+  neo4j.isDuration(v);
 
 function encodeObject(value: object): JsonValue {
   if (Array.isArray(value)) return value.map(encodeValue);
-  if (isInt(value)) {
+  const neo4j = neo4jDriver();
+  if (neo4j.isInt(value)) {
     // `toNumber()` is the nearest double, safe exactly when the integer is (and far cheaper than `inSafeRange()`).
     const int = value as Integer;
     const number = int.toNumber();
     return Number.isSafeInteger(number) ? number : int.toString();
   }
-  if (isNode(value)) return encodeNode(value);
-  if (isRelationship(value)) return encodeRelationship(value);
-  if (isPath(value)) return encodePath(value);
-  if (isPoint(value)) return encodePoint(value);
-  if (isTemporal(value)) return String(value); // the driver's toString() is ISO 8601
+  if (neo4j.isNode(value)) return encodeNode(value);
+  if (neo4j.isRelationship(value)) return encodeRelationship(value);
+  if (neo4j.isPath(value)) return encodePath(value);
+  if (neo4j.isPoint(value)) return encodePoint(value);
+  if (isTemporal(value, neo4j)) return String(value); // the driver's toString() is ISO 8601
   if (ArrayBuffer.isView(value))
     return Buffer.from(value.buffer, value.byteOffset, value.byteLength).toString('base64');
   return encodeMap(value as Record<string, unknown>);

@@ -5,7 +5,7 @@
  */
 import type { TokenBucket } from '../../access/token-bucket.js';
 import { preprintUserAgent } from '../../access/preprint-fetcher.js';
-import { metadataFromAtom, type ArxivMetadata } from './arxiv-atom.js';
+import type { ArxivMetadata } from './arxiv-atom.js';
 
 const TIMEOUT_MS = 15_000;
 const BODY_CAP = 1024 * 1024;
@@ -61,6 +61,8 @@ export class ArxivApiClient {
       throw new ArxivApiError(`HTTP ${res.status}`);
     }
     const xml = await readCapped(res, BODY_CAP);
+    // The Atom parser (fast-xml-parser) is loaded by the first lookup, not at start (docs/decisions.md "H13-FLOOR").
+    const { metadataFromAtom } = await import('./arxiv-atom.js');
     try {
       return metadataFromAtom(xml, versionless);
     } catch (err) {
