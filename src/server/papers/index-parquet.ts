@@ -3,9 +3,10 @@
  * re-apply-on-412 merge of §4.2. Encoding and decoding live in `./index/`.
  */
 import type { Logger } from 'pino';
+import { closeSync } from 'node:fs';
 import type { ObjectStore } from '../storage/object-store.js';
 import { TableEncoder, encodeTableSync } from './index/encoder.js';
-import { decodeTable } from './index/parquet-read.js';
+import { decodeTable, openTable } from './index/parquet-read.js';
 import { applyPending } from './index/pending.js';
 import type { IndexRow, RowMutation } from './index/row.js';
 import { IndexTable } from './index/table.js';
@@ -33,7 +34,12 @@ const INDEX_CALL_TIMEOUT_MS = 10_000;
 
 /** The index object on the store (S3 pdf bucket or `<raw>/index/`), written with CAS. */
 export class StoreIndexPersistence implements IndexPersistence {
+  /** The ETag of the object whose table was last installed (`accept`) or saved: what reloads and CAS compare. */
   private etag: string | null = null;
+  /** The ETag of the table `load(true)`/`reload` last handed out, until `accept` (`undefined`: none). */
+  private offered: string | null | undefined = undefined;
+  /** The object whose table failed to decode after its load (`rejected`): not loaded again until it changes. */
+  private rejectedEtag: string | null = null;
   /** Saves are serial (`PaperIndex`), so one encoder's buffers serve each in turn. */
   private readonly encoder = new TableEncoder();
 
@@ -51,31 +57,67 @@ export class StoreIndexPersistence implements IndexPersistence {
     return this.etag;
   }
 
-  async load(): Promise<IndexTable | null> {
-    const obj = await this.store.readIndex(this.call);
-    if (obj === null) {
-      this.etag = null;
+  /**
+   * The stored index. `lazy` (the server's index): opened, the hot columns decoded now and the others read from the
+   * open file on first use; else decoded whole before it resolves (tools that read every row, and must see a bad
+   * file here, as before).
+   */
+  async load(lazy = false): Promise<IndexTable | null> {
+    this.offered = undefined;
+    const file = await this.store.openIndex(this.call);
+    if (file === null) {
+      this.took(lazy, null);
       return null;
     }
-    const table = await decodeTable(obj.bytes, nextTurn, true);
-    this.etag = obj.etag;
+    if (file.etag === this.rejectedEtag) {
+      closeSync(file.fd);
+      throw new Error('index object does not decode (unchanged since it failed)');
+    }
+    const table = await openTable(file.fd, file.size, nextTurn);
+    if (!lazy) await table.decodeAll(nextTurn); // on failure the table has closed its file
+    this.took(lazy, file.etag);
     return table;
   }
 
+  /**
+   * A whole decode (tools) owns its table at once; a lazy one's ETag counts only once the index installed the table
+   * (`accept`): a table it could not take (its pending writes hit a bad chunk) leaves the old ETag, so the next reload
+   * opens the object again and the next flush's CAS cannot overwrite rows it never merged.
+   */
+  private took(lazy: boolean, etag: string | null): void {
+    if (lazy) this.offered = etag;
+    else this.etag = etag;
+  }
+
+  accept(): void {
+    if (this.offered !== undefined) this.etag = this.offered;
+    this.offered = undefined;
+  }
+
+  rejected(): void {
+    this.rejectedEtag = this.etag;
+  }
+
   async reload(): Promise<IndexTable | null | 'unchanged'> {
+    this.offered = undefined;
     if ((await this.store.indexEtag(this.call)) === this.etag) return 'unchanged';
-    const obj = await this.store.readIndex(this.call);
-    if ((obj?.etag ?? null) === this.etag) return 'unchanged';
-    if (obj === null) {
-      this.etag = null;
+    const file = await this.store.openIndex(this.call);
+    if ((file?.etag ?? null) === this.etag) {
+      if (file !== null) closeSync(file.fd);
+      return 'unchanged';
+    }
+    if (file === null) {
+      this.offered = null;
       return null;
     }
-    const table = await decodeTable(obj.bytes, nextTurn, true);
-    this.etag = obj.etag;
+    const table = await openTable(file.fd, file.size, nextTurn);
+    this.offered = file.etag;
     return table;
   }
 
   async save(table: IndexTable, pending: ReadonlyMap<string, RowMutation>): Promise<'stored' | IndexTable | 'retry'> {
+    // The cold columns still in the file are decoded first, a slice per turn (the encoder reads whole columns).
+    await table.decodeAll(nextTurn);
     let current = table;
     for (let attempt = 1; attempt <= MAX_FLUSH_ATTEMPTS; attempt++) {
       // Encoded straight into a file of the store's temp area (removed on failure), which the store then

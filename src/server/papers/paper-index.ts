@@ -5,25 +5,42 @@
  */
 import type { Logger } from 'pino';
 import { normaliseDoi } from '../../shared/doi.js';
+import { UnavailableError } from '../../shared/domain-errors.js';
 import { idFromStem, parsePreprintId, type VersionedPreprintId } from '../../shared/ids.js';
 import { applyPending, definedOnly } from './index/pending.js';
 import { emptyRow, type IndexRow, type RowMutation } from './index/row.js';
-import { IndexTable } from './index/table.js';
+import { ColdReadError, IndexTable } from './index/table.js';
 import { rowsByTimeDescending } from './index/time-order.js';
 import { SortedList } from './sorted-list.js';
 
 /** Persistence of the index object (Parquet on the store); `null` persistence keeps the index in memory only. */
 export interface IndexPersistence {
-  /** Loads the table; `null` when the object does not exist. Throws when it cannot be read. */
-  load(): Promise<IndexTable | null>;
-  /** A table when the stored object changed since the last load/save, else `'unchanged'`. Throws when unreadable. */
+  /**
+   * Loads the table; `null` when the object does not exist. Throws when it cannot be read. `lazy`: the table may
+   * decode parts of the object on first use (a `ColdReadError` then, when they turn out unreadable).
+   */
+  load(lazy?: boolean): Promise<IndexTable | null>;
+  /**
+   * A table when the stored object changed since the last load/save, else `'unchanged'`. Throws when unreadable.
+   * Lazy as `load(true)`.
+   */
   reload(): Promise<IndexTable | null | 'unchanged'>;
+  /**
+   * The table (or `null`) that `load(true)`/`reload` last gave is now the index's: only from here on do reloads and
+   * the CAS of saves compare against its object (a table the index could not take leaves the previous one).
+   */
+  accept?(): void;
   /**
    * Saves the table with compare-and-swap; on a lost race merges the remote rows with `pending` and retries.
    * Resolves to `'stored'` when `table` itself was written, to the merged table now stored, or to `'retry'` when
    * every attempt lost (keep the rows dirty). Writes made to `table` during the save are not included.
    */
   save(table: IndexTable, pending: ReadonlyMap<string, RowMutation>): Promise<'stored' | IndexTable | 'retry'>;
+  /**
+   * The table last loaded turned out unreadable after the load (a cold chunk of the file did not decode): a later
+   * load of the same object must fail at once instead of handing out the same table again.
+   */
+  rejected?(): void;
 }
 
 export interface CatalogStats {
@@ -76,6 +93,17 @@ interface ListOrders {
   readonly id: SortedList<number>;
 }
 
+/** The answer while the index cannot be read (as `requireIndex` gives it). */
+const unavailable = () =>
+  new UnavailableError('metadata index unavailable (the server retries loading it every 60 s)', {
+    retryAfterSeconds: 60,
+  });
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
+
+/** The index was closed while a background check of its file ran. */
+class Closed extends Error {}
+
 /** The in-memory metadata index with write-through, debounced CAS flushes and periodic reloads (§4.2). */
 export class PaperIndex {
   private table = new IndexTable();
@@ -97,6 +125,12 @@ export class PaperIndex {
   private readonly flushDelayMs: number;
   private readonly reloadIntervalMs: number;
   private flushed: (() => void) | null = null;
+  private closed = false;
+  /**
+   * The index was available and a cold chunk's failure made it unavailable: reads throw the unavailable error, so a
+   * request that checked `available` before awaiting never answers from the pending-only table.
+   */
+  private lost = false;
   available = false;
   loadedAt: Date | null = null;
 
@@ -125,7 +159,7 @@ export class PaperIndex {
 
   /** The §9.2 order: `pdf_uploaded_at` descending with nulls last, then `preprint_id` ascending. */
   private compareCandidates(a: number, b: number): number {
-    const at = this.table.times.pdf_uploaded_at;
+    const at = this.table.pdfUploadedAt;
     const ta = at[a]!;
     const tb = at[b]!;
     const na = Number.isNaN(ta);
@@ -148,8 +182,8 @@ export class PaperIndex {
     // Rows of the sorted prefix compare by number, without reading two strings (a load sorts 1.5M candidates).
     const sorted = this.table.sortedRows;
     if (a < sorted && b < sorted) return a - b;
-    const ia = this.table.ids[a]!;
-    const ib = this.table.ids[b]!;
+    const ia = this.table.idAt(a);
+    const ib = this.table.idAt(b);
     return ia < ib ? -1 : ia > ib ? 1 : 0;
   }
 
@@ -164,19 +198,88 @@ export class PaperIndex {
   }
 
   private replace(table: IndexTable): void {
+    // The replaced table's file is closed now (nothing reads a replaced table's rows: list orders and snapshots
+    // read whole columns, which decodes them first), not when the collector gets to it.
+    if (this.table !== table) this.table.release();
     this.table = table;
-    this.counts = zeroCounters();
+    if (table.partlyDecoded) this.validate(table);
+    // `count` and `isCandidate` of every row, over the columns directly (2.6M rows at a start).
+    const { has_pdf: pdf, has_md: md, has_json: json } = table.flags;
+    const images = table.imageCount;
+    const counts = zeroCounters();
     const candidates: number[] = [];
     for (let i = 0; i < table.length; i++) {
-      this.count(i, 1);
-      if (this.isCandidate(i)) candidates.push(i);
+      if (json[i] === 1) counts.hasJson++;
+      counts.images += images[i]!;
+      if (md[i] === 1) counts.hasMd++;
+      if (pdf[i] !== 1) continue;
+      counts.hasPdf++;
+      if (md[i] !== 1) candidates.push(i);
     }
+    counts.needsParser = candidates.length;
+    this.counts = counts;
     // Candidates in row order: inside the sorted prefix that is id order, so a stable sort by `pdf_uploaded_at`
-    // alone gives the §9.2 order (and `reset`'s own sort then only checks it, in one pass).
+    // alone gives the §9.2 order (the radix sort's, property-tested in time-order.property.test.ts).
     const inIdOrder = candidates.length === 0 || candidates[candidates.length - 1]! < table.sortedRows;
-    this.candidates.reset(inIdOrder ? rowsByTimeDescending(candidates, table.times.pdf_uploaded_at) : candidates);
+    if (inIdOrder) this.candidates.resetSorted(rowsByTimeDescending(candidates, table.pdfUploadedAt));
+    else this.candidates.reset(candidates);
     this.orders = null;
     this.doiRows = null;
+  }
+
+  /**
+   * Decodes the cold chunks of a newly opened table's file in the background, a slice per turn, and drops them: a
+   * file that does not decode makes the index unavailable, as it would have at the load.
+   */
+  private validate(table: IndexTable): void {
+    const pause = () => (this.closed ? Promise.reject(new Closed()) : nextTurn());
+    table.validate(pause).catch((err: unknown) => {
+      if (err instanceof ColdReadError) this.coldFailure(table, err);
+      else if (!(err instanceof Closed)) this.logger.warn({ err: (err as Error).message }, 'index check failed');
+    });
+  }
+
+  /**
+   * The current table's file could not be read (or changed since it was opened): the index becomes unavailable
+   * exactly as after a load that failed — an empty table holding only the pending writes, retried by the reload
+   * tick. A changed file is reloaded at once; an unreadable one is not loaded again until it changes.
+   */
+  private coldFailure(table: IndexTable, err: ColdReadError): void {
+    if (table !== this.table) return;
+    this.available = false;
+    this.lost = true;
+    this.logger.error({ err: err.message }, 'metadata index unavailable; retrying every 60 s');
+    // A read error (EIO…) is left to the 60 s retry; only a file that does not decode is not loaded again.
+    if (!err.fileChanged && !err.transient) this.persistence?.rejected?.();
+    this.replace(new IndexTable());
+    for (const [id, mutation] of this.pending) this.applyMutation(id, mutation);
+    if (err.fileChanged) void this.reload();
+  }
+
+  /** Runs a read of the table; a file that cannot be read makes the index unavailable and the read a 503. */
+  private read<T>(fn: (table: IndexTable) => T): T {
+    this.readable();
+    const table = this.table;
+    try {
+      return fn(table);
+    } catch (err) {
+      if (!(err instanceof ColdReadError)) throw err;
+      this.coldFailure(table, err);
+      throw unavailable();
+    }
+  }
+
+  /** Throws the unavailable error while the index is `lost`. */
+  private readable(): void {
+    if (this.lost) throw unavailable();
+  }
+
+  /** The table (from the persistence) is installed: the index is available again. */
+  private installed(): void {
+    this.persistence?.accept?.();
+    this.available = true;
+    this.lost = false;
+    this.loadedAt = new Date();
   }
 
   /** Initial load; a missing object is an empty, available index; an unreadable one is unavailable. */
@@ -187,17 +290,18 @@ export class PaperIndex {
         this.loadedAt = new Date();
         return;
       }
+      let table: IndexTable | null = null;
       try {
-        const table = await this.persistence.load();
+        table = await this.persistence.load(true);
         if (table === null) {
           this.logger.warn(
             'metadata index not found; starting empty (run `pksd papers sync --full --from-objects` to rebuild it)',
           );
         }
         this.replace(applyPending(table ?? new IndexTable(), this.pending, this.table));
-        this.available = true;
-        this.loadedAt = new Date();
+        this.installed();
       } catch (err) {
+        if (table !== this.table) table?.release();
         this.available = false;
         this.logger.error({ err: (err as Error).message }, 'metadata index unavailable; retrying every 60 s');
       }
@@ -206,15 +310,20 @@ export class PaperIndex {
 
   /** The periodic tick: retry an unavailable index, or merge a remotely changed one. */
   reload(): Promise<void> {
+    // After `close` (which released the table's file) nothing opens the file again.
+    if (this.closed) return Promise.resolve();
     if (!this.available || this.persistence === null) return this.load();
     const persistence = this.persistence;
     return this.serial(async () => {
+      let result: IndexTable | null | 'unchanged' = null;
       try {
-        const result = await persistence.reload();
+        result = await persistence.reload();
         if (result === 'unchanged') return;
         this.replace(applyPending(result ?? new IndexTable(), this.pending, this.table));
-        this.loadedAt = new Date();
+        // Also after the old table failed while this reload ran (it left an unavailable, pending-only index).
+        this.installed();
       } catch (err) {
+        if (result instanceof IndexTable && result !== this.table) result.release();
         this.logger.warn({ err: (err as Error).message }, 'metadata index reload failed');
       }
     });
@@ -234,6 +343,19 @@ export class PaperIndex {
   /** Changes (or adds) one row, keeping the counters and the needs-parser order exact. */
   private applyMutation(preprintId: string, mutation: RowMutation): void {
     const i = this.table.indexOf(preprintId);
+    if (i !== undefined) {
+      // The row's group is decoded before anything changes: a file that cannot be read leaves the counters and
+      // orders as they were, makes the index unavailable, and the write is taken as one while it is unavailable.
+      const table = this.table;
+      try {
+        table.prepare(i);
+      } catch (err) {
+        if (!(err instanceof ColdReadError)) throw err;
+        this.coldFailure(table, err);
+        this.applyMutation(preprintId, mutation);
+        return;
+      }
+    }
     if (i === undefined) {
       const id = parsePreprintId(preprintId) ?? idFromStem(preprintId);
       if (id === null || id.version === null) return;
@@ -280,13 +402,15 @@ export class PaperIndex {
   }
 
   get(preprintId: string): IndexRow | undefined {
-    const i = this.table.indexOf(preprintId);
-    return i === undefined ? undefined : this.table.row(i);
+    return this.read((table) => {
+      const i = table.indexOf(preprintId);
+      return i === undefined ? undefined : table.row(i);
+    });
   }
 
   /** Every row as an object (O(rows): for tests and tools, not for request paths). */
   all(): IndexRow[] {
-    return [...this.table.rows()];
+    return this.read((table) => [...table.rows()]);
   }
 
   get size(): number {
@@ -299,7 +423,15 @@ export class PaperIndex {
    * keeping each row's `updated_at`: a title is not an asset change. Rows that already say the same are left alone.
    */
   describe(versionless: string, fields: Required<Pick<RowMutation, 'title' | 'authors' | 'publication_date'>>): void {
-    for (const row of this.versionsOf(versionless)) {
+    let rows: IndexRow[];
+    try {
+      rows = this.versionsOf(versionless);
+    } catch (err) {
+      // An unreadable index has no rows to describe (as after a failed load).
+      if (err instanceof UnavailableError) return;
+      throw err;
+    }
+    for (const row of rows) {
       const same =
         row.title === fields.title &&
         row.authors === fields.authors &&
@@ -310,21 +442,27 @@ export class PaperIndex {
   }
 
   versionsOf(versionless: string): IndexRow[] {
-    return this.table.versionsOf(versionless).map((i) => this.table.row(i));
+    return this.read((table) => table.versionsOf(versionless).map((i) => table.row(i)));
   }
 
   /** The newest stored version's row of a paper (same versionless id), if any. */
   newestVersion(versionless: string): IndexRow | undefined {
-    const rows = this.table.versionsOf(versionless);
-    return rows.length === 0 ? undefined : this.table.row(rows[rows.length - 1]!);
+    return this.read((table) => {
+      const rows = table.versionsOf(versionless);
+      return rows.length === 0 ? undefined : table.row(rows[rows.length - 1]!);
+    });
   }
 
   /** The rows whose `doi` column holds the normalised DOI `doi` (§2.3; the column's values normalised too), by id. */
   rowsByDoi(doi: string): IndexRow[] {
+    return this.read((table) => this.rowsByDoiOf(table, doi));
+  }
+
+  private rowsByDoiOf(table: IndexTable, doi: string): IndexRow[] {
     if (this.doiRows === null) {
       const map = new Map<string, number[]>();
-      const dois = this.table.text.doi;
-      for (let i = 0; i < this.table.length; i++) {
+      const dois = table.text.doi;
+      for (let i = 0; i < table.length; i++) {
         const value = dois[i];
         if (value === null || value === undefined) continue;
         const normal = normaliseDoi(value);
@@ -336,19 +474,26 @@ export class PaperIndex {
       this.doiRows = map;
     }
     const rows = this.doiRows.get(doi) ?? [];
-    return rows.map((i) => this.table.row(i)).sort((a, b) => (a.preprint_id < b.preprint_id ? -1 : 1));
+    return rows.map((i) => table.row(i)).sort((a, b) => (a.preprint_id < b.preprint_id ? -1 : 1));
   }
 
   /** The table and its rows in a list order (§18.2); the order is built on the first call after a load. */
   listing(sort: ListSort): RowListing {
+    // A page reads titles and times of any row: every column decoded here, where a failure is an unavailable index.
+    this.read((table) => table.text);
     if (this.orders === null) {
       const all = Array.from({ length: this.table.length }, (_, i) => i);
       const updatedAt = new SortedList<number>((a, b) => this.compareUpdated(a, b));
       const id = new SortedList<number>((a, b) => this.compareIds(a, b));
       // All rows in the sorted prefix: row order is id order (see `replace`); `updated_at` is never null.
       const inIdOrder = this.table.length === this.table.sortedRows;
-      updatedAt.reset(inIdOrder ? rowsByTimeDescending(all, this.table.times.updated_at) : all.slice());
-      id.reset(all);
+      if (inIdOrder) {
+        updatedAt.resetSorted(rowsByTimeDescending(all, this.table.times.updated_at));
+        id.resetSorted(all);
+      } else {
+        updatedAt.reset(all.slice());
+        id.reset(all);
+      }
       this.orders = { updatedAt, id };
     }
     return sort === 'id'
@@ -372,16 +517,19 @@ export class PaperIndex {
 
   /** Rows with `has_pdf` and not `has_md`, `pdf_uploaded_at` descending (nulls last), then `preprint_id` (§9.2). */
   *needsParser(): IterableIterator<IndexRow> {
+    this.readable();
     const table = this.table;
-    for (const i of this.candidates) yield table.row(i);
+    for (const i of this.candidates) yield this.read(() => table.row(i));
   }
 
   get needsParserCount(): number {
+    this.readable();
     return this.candidates.size;
   }
 
   /** Whether the row of `preprint_id` waits for a parser result (has a PDF, no markdown). */
   isNeedsParser(preprintId: string): boolean {
+    this.readable();
     const i = this.table.indexOf(preprintId);
     return i !== undefined && this.isCandidate(i);
   }
@@ -402,7 +550,16 @@ export class PaperIndex {
     return this.serial(async () => {
       if (this.pending.size === 0 || !this.available) return;
       const snapshot = new Map(this.pending);
-      const result = await persistence.save(this.table, snapshot);
+      const table = this.table;
+      let result: 'stored' | IndexTable | 'retry';
+      try {
+        result = await persistence.save(table, snapshot);
+      } catch (err) {
+        // The save decodes the cold columns first: a file that cannot be read is an unavailable index.
+        if (!(err instanceof ColdReadError)) throw err;
+        this.coldFailure(table, err);
+        return;
+      }
       if (result === 'retry') {
         this.logger.warn('metadata index flush lost the race 5 times; keeping rows dirty for the next tick');
         return;
@@ -419,10 +576,16 @@ export class PaperIndex {
 
   /** Stops the timers and flushes (shutdown). */
   async close(): Promise<void> {
+    this.closed = true;
     if (this.flushTimer !== null) clearTimeout(this.flushTimer);
     if (this.reloadTimer !== null) clearInterval(this.reloadTimer);
     this.flushTimer = null;
     this.reloadTimer = null;
-    await this.flush();
+    try {
+      await this.flush();
+    } finally {
+      // A table still reading its file gives the descriptor back now.
+      this.table.release();
+    }
   }
 }

@@ -108,7 +108,7 @@ export class PaperListService {
       this.folded = folded;
     }
     for (let i = folded.ids.length; i < table.length; i++) {
-      folded.ids.push(table.ids[i]!.toLowerCase());
+      folded.ids.push(table.idAt(i).toLowerCase());
       const title = table.text.title[i] ?? null;
       folded.titles.push(title);
       folded.lowerTitles.push(title === null ? null : title.toLowerCase());
@@ -120,8 +120,8 @@ export class PaperListService {
 function itemOf(table: IndexTable, i: number): PaperListItem {
   const hasMd = table.flags.has_md[i] === 1;
   return {
-    preprint_id: table.ids[i]!,
-    paper_id: table.ids[i]!,
+    preprint_id: table.idAt(i),
+    paper_id: table.idAt(i),
     status: hasMd ? 'ready' : 'pending',
     title: table.text.title[i] ?? null,
     has_pdf: table.flags.has_pdf[i] === 1,

@@ -5,7 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
-import { ConflictError, NotFoundError } from '../../shared/domain-errors.js';
+import { ConflictError, NotFoundError, UnavailableError } from '../../shared/domain-errors.js';
 import {
   legacyPaperKeys,
   paperKeys,
@@ -104,6 +104,15 @@ export interface NeedsParserPage {
   readonly total_claimed: number;
   readonly available: boolean;
 }
+
+/** `needs-parser` while the index cannot be read (§9.2). */
+const unavailableNeedsParser = (): NeedsParserPage => ({
+  papers: [],
+  returned: 0,
+  total_unclaimed: 0,
+  total_claimed: 0,
+  available: false,
+});
 
 export class PaperService implements DownloadStager {
   private readonly store: ObjectStore;
@@ -318,13 +327,37 @@ export class PaperService implements DownloadStager {
    */
   async needsParser(limit: number, includeClaimed: boolean): Promise<NeedsParserPage> {
     const index = this.catalog.index;
-    if (!index.available) return { papers: [], returned: 0, total_unclaimed: 0, total_claimed: 0, available: false };
+    if (!index.available) return unavailableNeedsParser();
     const claims = await this.claims.active(new Date());
     let totalClaimed = 0;
-    for (const id of claims.keys()) if (index.isNeedsParser(id)) totalClaimed++;
-    const total = index.needsParserCount;
+    let total: number;
     const papers: NeedsParserPaper[] = [];
-    for (const r of index.needsParser()) {
+    try {
+      for (const id of claims.keys()) if (index.isNeedsParser(id)) totalClaimed++;
+      total = index.needsParserCount;
+      this.needsParserPage(papers, limit, includeClaimed, claims);
+    } catch (err) {
+      // The index file failed to decode under this request (or while it awaited the claims): the index is
+      // unavailable now, answered as such.
+      if (err instanceof UnavailableError) return unavailableNeedsParser();
+      throw err;
+    }
+    return {
+      papers,
+      returned: papers.length,
+      total_unclaimed: total - totalClaimed,
+      total_claimed: totalClaimed,
+      available: true,
+    };
+  }
+
+  private needsParserPage(
+    papers: NeedsParserPaper[],
+    limit: number,
+    includeClaimed: boolean,
+    claims: ReadonlyMap<string, Claim>,
+  ): void {
+    for (const r of this.catalog.index.needsParser()) {
       if (papers.length >= limit) break;
       const claim = claims.get(r.preprint_id) ?? null;
       if (claim && !includeClaimed) continue;
@@ -337,13 +370,7 @@ export class PaperService implements DownloadStager {
         claim_expires_at: claim ? rfc3339(claim.expires_at) : null,
         claim_requester: claim ? claim.requester : null,
       });
+      if (papers.length >= limit) break; // no row read past the page (an opened index decodes its row group)
     }
-    return {
-      papers,
-      returned: papers.length,
-      total_unclaimed: total - totalClaimed,
-      total_claimed: totalClaimed,
-      available: true,
-    };
   }
 }

@@ -18,6 +18,11 @@ export class SortedList<T> {
   /** Replaces the content with `items` (any order; sorted here). */
   reset(items: T[]): void {
     items.sort(this.compare);
+    this.resetSorted(items);
+  }
+
+  /** Replaces the content with `items`, which the caller has put in order (not checked). */
+  resetSorted(items: T[]): void {
     this.blocks = [];
     for (let i = 0; i < items.length; i += LOAD) this.blocks.push(items.slice(i, i + LOAD));
     this.count = items.length;

@@ -6,9 +6,10 @@
  * single process); the content file is always the last thing to appear, so no torn object is ever visible.
  */
 import { createHash, randomBytes } from 'node:crypto';
-import { createReadStream, constants as fsConstants } from 'node:fs';
+import { close as closeFd, createReadStream, fstat, open as openFd, constants as fsConstants } from 'node:fs';
 import { copyFile, link, mkdir, open, readdir, readFile, rename, rm, stat, writeFile } from 'node:fs/promises';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { Readable } from 'node:stream';
 import { isObjectStoreError, type UpstreamError } from '../../shared/domain-errors.js';
 import { INDEX_BUCKET_KEY, routeKey, routeObjectKey } from './keys.js';
@@ -25,6 +26,7 @@ import {
   type ObjectInfo,
   type ObjectStore,
   type ObjectVersion,
+  type OpenedIndex,
   type PutOptions,
   type PutResult,
 } from './object-store.js';
@@ -373,6 +375,30 @@ export class LocalObjectStore implements ObjectStore {
     }
   }
 
+  /**
+   * The index file opened (one descriptor: the signature belongs to exactly the bytes it reads, and a later write's
+   * rename leaves them as they are); its sha256 from the sidecar when the signature matches, else hashed through it.
+   */
+  async openIndex(): Promise<OpenedIndex | null> {
+    let fd: number;
+    try {
+      fd = await promisify(openFd)(this.indexPath, 'r');
+    } catch (err) {
+      if (isCode(err, 'ENOENT')) return null;
+      throw wrap('read', INDEX_BUCKET_KEY, err);
+    }
+    try {
+      const st = await promisify(fstat)(fd);
+      const signature = fileSignature(st);
+      const etag = (await this.knownIndexEtag(signature)) ?? (await sha256OfFd(fd));
+      this.indexDigest = { signature, etag };
+      return { fd, size: st.size, etag };
+    } catch (err) {
+      await promisify(closeFd)(fd).catch(() => undefined);
+      throw wrap('read', INDEX_BUCKET_KEY, err);
+    }
+  }
+
   async indexEtag(): Promise<string | null> {
     try {
       return await this.currentIndexEtag();
@@ -488,6 +514,15 @@ async function sha256Chunked(bytes: Buffer): Promise<string> {
   for (let offset = 0; offset < bytes.length; offset += HASH_CHUNK_BYTES) {
     hash.update(bytes.subarray(offset, offset + HASH_CHUNK_BYTES));
     if (offset + HASH_CHUNK_BYTES < bytes.length) await new Promise((resolve) => setImmediate(resolve));
+  }
+  return hash.digest('hex');
+}
+
+/** sha256 of the file open as `fd`, read in slices from its start (the descriptor stays open). */
+async function sha256OfFd(fd: number): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of createReadStream('', { fd, start: 0, autoClose: false, highWaterMark: HASH_CHUNK_BYTES })) {
+    hash.update(chunk as Buffer);
   }
   return hash.digest('hex');
 }

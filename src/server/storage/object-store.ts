@@ -80,6 +80,16 @@ export interface IndexObject {
 }
 
 /**
+ * The index object opened for reading by byte ranges: a file descriptor the caller owns (and closes), the file's
+ * size and the object's ETag. The bytes under the descriptor never change (a later write replaces the file).
+ */
+export interface OpenedIndex {
+  readonly fd: number;
+  readonly size: number;
+  readonly etag: string;
+}
+
+/**
  * An index file written in the store's temp area (`indexTempPath`), to publish with `writeIndexFile`: its size and
  * the sha256 of its bytes, computed as it was written.
  */
@@ -129,6 +139,11 @@ export interface ObjectStore {
   deleteVersion(key: string, versionId: string): Promise<void>;
   /** The metadata index object, or `null` when absent. */
   readIndex(options?: CallOptions): Promise<IndexObject | null>;
+  /**
+   * The index object as an open file (`null` when absent): local, the index file itself; S3, a downloaded copy in
+   * the temp area, unlinked once open.
+   */
+  openIndex(options?: CallOptions): Promise<OpenedIndex | null>;
   /** The index object's current ETag without downloading it (`null` when absent). */
   indexEtag(options?: CallOptions): Promise<string | null>;
   /**

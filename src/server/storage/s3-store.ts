@@ -2,12 +2,14 @@
  * S3 backend (CONTRACT §3.4): a router over the three asset buckets; the kind prefix of an app key selects the
  * bucket and is stripped.
  */
-import { createReadStream } from 'node:fs';
+import { close as closeFd, createReadStream, createWriteStream, fstat, open as openFd } from 'node:fs';
 import { mkdir, rm } from 'node:fs/promises';
 import { setTimeout as sleep } from 'node:timers/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { promisify } from 'node:util';
 import {
   DeleteObjectCommand,
   GetBucketVersioningCommand,
@@ -36,6 +38,7 @@ import {
   type ObjectInfo,
   type ObjectStore,
   type ObjectVersion,
+  type OpenedIndex,
   type PutOptions,
   type PutResult,
 } from './object-store.js';
@@ -434,6 +437,27 @@ export class S3ObjectStore implements ObjectStore {
     } catch (err) {
       if (isNotFound(err)) return null;
       throw wrap('read', INDEX_BUCKET_KEY, err);
+    }
+  }
+
+  /** The index downloaded into the temp area, opened, and unlinked at once (the descriptor keeps the bytes). */
+  async openIndex(options: CallOptions = {}): Promise<OpenedIndex | null> {
+    const tmp = await this.indexTempPath();
+    let fd: number | null = null;
+    try {
+      const r = await answerWithin(options.timeoutMs, (abortSignal) =>
+        this.client.send(new GetObjectCommand({ Bucket: this.bucket('pdf'), Key: INDEX_BUCKET_KEY }), { abortSignal }),
+      );
+      await pipeline(r.Body as Readable, createWriteStream(tmp, { flags: 'wx' }));
+      fd = await promisify(openFd)(tmp, 'r');
+      const { size } = await promisify(fstat)(fd);
+      return { fd, size, etag: r.ETag ?? '' };
+    } catch (err) {
+      if (fd !== null) await promisify(closeFd)(fd).catch(() => undefined);
+      if (isNotFound(err)) return null;
+      throw wrap('read', INDEX_BUCKET_KEY, err);
+    } finally {
+      await rm(tmp, { force: true }).catch(() => undefined);
     }
   }
 

@@ -87,24 +87,27 @@ export class IdIndex {
   /** Per row: the next row (+ 1) of the same paper, 0 at the end of the chain. */
   private nextVersion: Int32Array;
 
-  /** `ids` is the table's id column (read, never written, here). */
-  constructor(
-    private readonly ids: readonly string[],
-    expected = 16,
-  ) {
+  /** Reads the table's id column (never written here). */
+  private readonly id: (row: number) => string;
+
+  /** `ids`: the table's id column, or a function reading it by row. */
+  constructor(ids: readonly string[] | ((row: number) => string), expected = 16) {
+    this.id = typeof ids === 'function' ? ids : (row) => ids[row]!;
     this.byId = new RowHash(expected);
     this.byPaper = new RowHash(expected);
     this.nextVersion = new Int32Array(Math.max(16, expected));
   }
 
   /**
-   * Indexes rows `[0, length)` after a bulk decode: by bisection when their ids ascend, else one by one. Returns
-   * whether an id occurs twice (its last row is the one mapped).
+   * Indexes rows `[0, length)` after a bulk decode: by bisection when their ids ascend (`ascending`, when the caller
+   * checked it already), else one by one. Returns whether an id occurs twice (its last row is the one mapped).
    */
-  bulk(length: number): boolean {
-    const ids = this.ids;
-    let ascending = true;
-    for (let i = 1; i < length && ascending; i++) ascending = ids[i - 1]! < ids[i]!;
+  bulk(length: number, ascending?: boolean): boolean {
+    const id = this.id;
+    if (ascending === undefined) {
+      ascending = true;
+      for (let i = 1; i < length && ascending; i++) ascending = id(i - 1) < id(i);
+    }
     if (ascending) {
       this.sorted = length;
       return false;
@@ -115,26 +118,26 @@ export class IdIndex {
   }
 
   /** The first row of the sorted prefix whose id is ≥ `id`. */
-  private lowerBound(id: string): number {
-    const ids = this.ids;
+  private lowerBound(value: string): number {
+    const id = this.id;
     let lo = 0;
     let hi = this.sorted;
     while (lo < hi) {
       const mid = (lo + hi) >>> 1;
-      if (ids[mid]! < id) lo = mid + 1;
+      if (id(mid) < value) lo = mid + 1;
       else hi = mid;
     }
     return lo;
   }
 
   /** The row of `id`. */
-  get(id: string): number | undefined {
-    const ids = this.ids;
+  get(value: string): number | undefined {
+    const id = this.id;
     if (this.sorted > 0) {
-      const at = this.lowerBound(id);
-      if (at < this.sorted && ids[at] === id) return at;
+      const at = this.lowerBound(value);
+      if (at < this.sorted && id(at) === value) return at;
     }
-    const v = this.byId.slots[this.byId.find(hash(id, id.length), (r) => ids[r] === id)]!;
+    const v = this.byId.slots[this.byId.find(hash(value, value.length), (r) => id(r) === value)]!;
     return v === EMPTY ? undefined : v - 1;
   }
 
@@ -143,15 +146,18 @@ export class IdIndex {
    * its versions list the new row). Returns whether the id was mapped already.
    */
   set(row: number): boolean {
-    const ids = this.ids;
-    const id = ids[row]!;
+    const idOf = this.id;
+    const id = idOf(row);
     const h = hash(id, id.length);
-    const at = this.byId.find(h, (r) => ids[r] === id);
+    const at = this.byId.find(h, (r) => idOf(r) === id);
     if (this.byId.slots[at] !== EMPTY) {
       this.byId.slots[at] = row + 1;
       return true;
     }
-    this.byId.fill(at, row, (r) => hash(ids[r]!, ids[r]!.length));
+    this.byId.fill(at, row, (r) => {
+      const key = idOf(r);
+      return hash(key, key.length);
+    });
     this.noteVersion(id, row);
     return false;
   }
@@ -164,12 +170,15 @@ export class IdIndex {
       grown.set(this.nextVersion);
       this.nextVersion = grown;
     }
-    const ids = this.ids;
-    const at = this.byPaper.find(hash(id, split), (r) => samePaper(ids[r]!, id, split));
+    const idOf = this.id;
+    const at = this.byPaper.find(hash(id, split), (r) => samePaper(idOf(r), id, split));
     const head = this.byPaper.slots[at]!;
     if (head === EMPTY) {
       this.nextVersion[row] = EMPTY;
-      this.byPaper.fill(at, row, (r) => hash(ids[r]!, versionSplit(ids[r]!)));
+      this.byPaper.fill(at, row, (r) => {
+        const key = idOf(r);
+        return hash(key, versionSplit(key));
+      });
       return;
     }
     // Into the chain after the head (the chain's order does not matter; `versionsOf` sorts).
@@ -179,22 +188,23 @@ export class IdIndex {
 
   /** Row numbers of every stored version of a paper (ids `<versionless>v<N>`), by version. */
   versionsOf(versionless: string): number[] {
-    const ids = this.ids;
+    const id = this.id;
     const n = versionless.length;
-    const head =
-      this.byPaper.slots[this.byPaper.find(hash(versionless, n), (r) => samePaper(ids[r]!, versionless, n))]!;
+    const head = this.byPaper.slots[this.byPaper.find(hash(versionless, n), (r) => samePaper(id(r), versionless, n))]!;
     const rows: number[] = [];
     if (this.sorted > 0) {
       const prefix = versionless + 'v';
-      for (let i = this.lowerBound(prefix); i < this.sorted && ids[i]!.startsWith(prefix); i++) {
-        if (versionSplit(ids[i]!) === n) rows.push(i);
+      for (let i = this.lowerBound(prefix); i < this.sorted; i++) {
+        const value = id(i);
+        if (!value.startsWith(prefix)) break;
+        if (versionSplit(value) === n) rows.push(i);
       }
     }
     for (let v = head; v !== EMPTY; v = this.nextVersion[v - 1]!) {
       // The chain holds each id's first row; the id may map to a later one since (a duplicate).
-      rows.push(this.get(ids[v - 1]!)!);
+      rows.push(this.get(id(v - 1))!);
     }
-    return rows.sort((a, b) => compareVersions(ids[a]!.slice(n + 1), ids[b]!.slice(n + 1)));
+    return rows.sort((a, b) => compareVersions(id(a).slice(n + 1), id(b).slice(n + 1)));
   }
 }
 

@@ -3,13 +3,27 @@
  * service writes (PLAIN pages, SNAPPY or uncompressed) are decoded straight from the page bytes — digests and
  * ETags never become strings; any other layout (dictionary pages, RLE booleans, other codecs…) is read through
  * hyparquet. Missing columns read as null (older writers). Throws on a corrupt file.
+ *
+ * `openTable` reads an open file by byte ranges: its footer and the hot columns at once, each other column chunk
+ * when the table first needs its row group (`FileColdSource`), so a start reads ~7% of the file.
  */
+import { closeSync, fstatSync, readSync, type Stats } from 'node:fs';
+import { crc32 } from 'node:zlib';
 import { parquetMetadata, parquetRead, type ColumnChunk, type FileMetaData } from 'hyparquet';
 import { parquetHeader } from 'hyparquet/src/column.js';
 import { readRleBitPackedHybrid } from 'hyparquet/src/encoding.js';
-import { HEX_SHAPES, INDEX_COLUMNS, type ColumnSpec, type HexColumnName, type TextColumn } from './columns.js';
+import {
+  HEX_COLUMNS,
+  HEX_SHAPES,
+  INDEX_COLUMNS,
+  SIZE_COLUMNS,
+  TIME_COLUMNS,
+  type ColumnSpec,
+  type HexColumnName,
+  type TextColumn,
+} from './columns.js';
 import { snappyUncompress } from './snappy.js';
-import { IndexTable } from './table.js';
+import { ColdReadError, HOT_COLUMNS, IndexTable, type ColdSource } from './table.js';
 
 /** Room for rows added after the load before the typed arrays grow. */
 const HEADROOM = 4096;
@@ -84,16 +98,15 @@ function finish(table: IndexTable, metadata: FileMetaData): IndexTable {
   for (let i = 0; i < table.length; i++) {
     if (typeof table.ids[i] !== 'string') throw new Error('index row without preprint_id');
   }
-  if (!present.has('updated_at')) table.times.updated_at.fill(0, 0, table.length);
+  if (!present.has('updated_at')) table.raw.times.updated_at.fill(0, 0, table.length);
   // `key` equal to the id shares its string.
-  const key = table.text.key;
+  const key = table.raw.text.key;
   for (let i = 0; i < table.length; i++) if (key[i] === table.ids[i]) key[i] = table.ids[i]!;
   table.indexRows();
   return table;
 }
 
 async function readFast(file: Uint8Array, metadata: FileMetaData, table: IndexTable, pause: Yield): Promise<void> {
-  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
   const optional = new Map(metadata.schema.slice(1).map((s) => [s.name, s.repetition_type !== 'REQUIRED']));
   const scratch = new Scratch();
   let rowStart = 0;
@@ -102,7 +115,10 @@ async function readFast(file: Uint8Array, metadata: FileMetaData, table: IndexTa
       const name = chunk.meta_data?.path_in_schema[0];
       const spec = name === undefined ? undefined : SPECS.get(name);
       if (spec === undefined) continue;
-      readChunk(file, view, chunk, spec, optional.get(spec.name) ?? true, table, rowStart, scratch);
+      const start = Number(chunk.meta_data!.data_page_offset);
+      const bytes = file.subarray(start, start + Number(chunk.meta_data!.total_compressed_size));
+      const rowEnd = rowStart + Number(group.num_rows);
+      readChunk(bytes, chunk, spec, optional.get(spec.name) ?? true, table, rowStart, rowEnd, scratch);
       await pause();
     }
     rowStart += Number(group.num_rows);
@@ -118,34 +134,62 @@ const PHYSICAL_TYPE: Record<ColumnSpec['type'], string> = {
   TIMESTAMP: 'INT64',
 };
 
+/** Decodes one column chunk, `file` holding exactly its bytes, into rows `[rowStart, rowEnd)`. */
 function readChunk(
   file: Uint8Array,
-  view: DataView,
   chunk: ColumnChunk,
   spec: ColumnSpec,
   optional: boolean,
   table: IndexTable,
   rowStart: number,
+  rowEnd: number,
   scratch: Scratch,
 ): void {
+  const steps = chunkSlices(() => file, chunk, spec, optional, table, rowStart, rowEnd, scratch, Infinity);
+  while (!steps.next().done);
+}
+
+/**
+ * Decodes one column chunk (its bytes from `read`, at the first step) into its row group's rows
+ * `[rowStart, rowEnd)` — a page that would run past the chunk's bytes or the group's rows is a corrupt file (it
+ * could loop for ever, or overwrite a neighbouring group's rows) — pausing (a `yield`)
+ * after the read, after each page's decompression and after every `sliceRows` values: an asynchronous decode of a
+ * 131,072-row group holds the event loop a few milliseconds at a time.
+ */
+function* chunkSlices(
+  read: () => Uint8Array,
+  chunk: ColumnChunk,
+  spec: ColumnSpec,
+  optional: boolean,
+  table: IndexTable,
+  rowStart: number,
+  rowEnd: number,
+  scratch: Scratch,
+  sliceRows: number,
+): Generator<void, void> {
   const meta = chunk.meta_data!;
   // Another physical type (e.g. `image_count` as INT64, pandas' default) is converted by the generic reader.
   if (meta.type !== PHYSICAL_TYPE[spec.type] || meta.path_in_schema.length !== 1) throw new NeedsGenericReader();
   if (meta.dictionary_page_offset !== undefined) throw new NeedsGenericReader();
   if (meta.codec !== 'SNAPPY' && meta.codec !== 'UNCOMPRESSED') throw new NeedsGenericReader();
-  const start = Number(meta.data_page_offset);
-  const end = start + Number(meta.total_compressed_size);
-  const reader = { view, offset: start };
+  const file = read();
+  if (sliceRows !== Infinity) yield;
+  const view = new DataView(file.buffer, file.byteOffset, file.byteLength);
+  const end = file.byteLength;
+  const reader = { view, offset: 0 };
   let row = rowStart;
   while (reader.offset < end) {
     const header = parquetHeader(reader);
-    const body = file.subarray(reader.offset, reader.offset + header.compressed_page_size);
-    reader.offset += header.compressed_page_size;
+    const size = header.compressed_page_size;
+    if (!(size >= 0 && reader.offset + size <= end)) throw new Error('index page runs past its column chunk');
+    const body = file.subarray(reader.offset, reader.offset + size);
+    reader.offset += size;
     const v1 = header.data_page_header;
     const v2 = header.data_page_header_v2;
     if (header.type === 'INDEX_PAGE') continue;
     if (header.type === 'DICTIONARY_PAGE' || (v1 ?? v2)?.encoding !== 'PLAIN') throw new NeedsGenericReader();
     const n = (v1 ?? v2)!.num_values;
+    if (!(n >= 0 && row + n <= rowEnd)) throw new Error('index page runs past its row group');
     const defined = new Uint8Array(n).fill(1);
     let page: Uint8Array;
     let at: number;
@@ -167,7 +211,11 @@ function readChunk(
       page = v2!.is_compressed ? inflate(rest, header.uncompressed_page_size - levels, meta.codec, scratch) : rest;
       at = 0;
     }
-    readValues(page, at, defined, n, spec, table, row);
+    const cursor: Cursor = { at, bit: 0 };
+    for (let from = 0; from < n; from += sliceRows) {
+      if (sliceRows !== Infinity) yield;
+      readValues(page, cursor, defined, from, Math.min(n, from + sliceRows), spec, table, row);
+    }
     row += n;
   }
 }
@@ -183,6 +231,12 @@ class Scratch {
     if (this.bytes.length < size) this.bytes = new Uint8Array(size);
     return this.bytes.subarray(0, size);
   }
+
+  /** Frees the buffer at once (a process serving requests does not wait for a collection to get it back). */
+  free(): void {
+    (this.bytes.buffer as Detachable).transfer(0);
+    this.bytes = new Uint8Array(0);
+  }
 }
 
 function inflate(body: Uint8Array, size: number, codec: string, scratch: Scratch): Uint8Array {
@@ -192,71 +246,461 @@ function inflate(body: Uint8Array, size: number, codec: string, scratch: Scratch
   return out;
 }
 
-/** Decodes the PLAIN values of one page into rows `row…row + n`. */
+/** Where the next value of a page is: its byte (`at`), and for booleans its bit among the defined values. */
+interface Cursor {
+  at: number;
+  bit: number;
+}
+
+/** Decodes the PLAIN values `[from, to)` of one page into rows `row + from…`, from the page's `cursor` on. */
 function readValues(
   page: Uint8Array,
-  at: number,
+  cursor: Cursor,
   defined: Uint8Array,
-  n: number,
+  from: number,
+  to: number,
   spec: ColumnSpec,
   table: IndexTable,
   row: number,
 ): void {
   const view = new DataView(page.buffer, page.byteOffset, page.byteLength);
   const name = spec.name;
+  let at = cursor.at;
   switch (spec.type) {
     case 'BOOLEAN': {
-      const out = table.flags[name as 'has_pdf'];
-      let bit = 0;
-      for (let i = 0; i < n; i++) {
+      const out = table.raw.flags[name as 'has_pdf'];
+      let bit = cursor.bit;
+      for (let i = from; i < to; i++) {
         if (!defined[i]) continue;
         out[row + i] = (page[at + (bit >> 3)]! >> (bit & 7)) & 1;
         bit++;
       }
+      cursor.bit = bit;
+      cursor.at = at;
       return;
     }
     case 'INT32':
-      for (let i = 0; i < n; i++) {
+      for (let i = from; i < to; i++) {
         if (!defined[i]) continue;
-        table.imageCount[row + i] = view.getInt32(at, true);
+        table.raw.imageCount[row + i] = view.getInt32(at, true);
         at += 4;
       }
+      cursor.at = at;
       return;
     case 'INT64':
     case 'TIMESTAMP': {
-      const out = spec.type === 'INT64' ? table.sizes[name as 'pdf_size_bytes'] : table.times[name as 'updated_at'];
-      for (let i = 0; i < n; i++) {
+      const raw = table.raw;
+      const out = spec.type === 'INT64' ? raw.sizes[name as 'pdf_size_bytes'] : raw.times[name as 'updated_at'];
+      for (let i = from; i < to; i++) {
         if (!defined[i]) continue;
         out[row + i] = view.getInt32(at + 4, true) * 4294967296 + view.getUint32(at, true);
         at += 8;
       }
+      cursor.at = at;
       return;
     }
     case 'STRING': {
       const buf = Buffer.from(page.buffer, page.byteOffset, page.byteLength);
       const text = (s: number, e: number) => buf.toString('utf8', s, e);
       if (name in HEX_SHAPES) {
-        const col = table.hex[name as HexColumnName];
-        for (let i = 0; i < n; i++) {
+        const col = table.raw.hex[name as HexColumnName];
+        for (let i = from; i < to; i++) {
           if (!defined[i]) continue;
           const len = view.getUint32(at, true);
           const s = at + 4;
           col.setBytes(row + i, page, s, s + len, () => text(s, s + len));
           at = s + len;
         }
+        cursor.at = at;
         return;
       }
-      const ids = table.ids;
-      for (let i = 0; i < n; i++) {
+      if (name === 'preprint_id' && table.packingIds) {
+        for (let i = from; i < to; i++) {
+          if (!defined[i]) continue;
+          const len = view.getUint32(at, true);
+          table.packId(row + i, page, at + 4, at + 4 + len);
+          at += 4 + len;
+        }
+        cursor.at = at;
+        return;
+      }
+      // Packed ids are not read here: a key is its own string then.
+      const ids = table.packingIds ? null : table.ids;
+      // A value equal to the one before (few-valued columns, in id order) is not decoded again.
+      let last: string | null = null;
+      let lastAt = 0;
+      let lastLen = -1;
+      for (let i = from; i < to; i++) {
         if (!defined[i]) continue;
         const len = view.getUint32(at, true);
-        const value = text(at + 4, at + 4 + len);
-        at += 4 + len;
-        if (name === 'preprint_id') ids[row + i] = value;
-        else if (name === 'key') table.text.key[row + i] = value === ids[row + i] ? ids[row + i]! : value;
+        const s = at + 4;
+        at = s + len;
+        let value: string;
+        if (len === lastLen && sameBytes(page, lastAt, s, len)) value = last!;
+        else {
+          value = text(s, s + len);
+          last = value;
+          lastAt = s;
+          lastLen = len;
+        }
+        if (ids === null) {
+          if (name !== 'preprint_id') table.setText(row + i, name as TextColumn, value);
+        } else if (name === 'preprint_id') ids[row + i] = value;
+        else if (name === 'key') table.setText(row + i, 'key', value === ids[row + i] ? ids[row + i]! : value);
         else table.setText(row + i, name as TextColumn, value);
       }
+      cursor.at = at;
       return;
+    }
+  }
+}
+
+/** Whether `bytes[a, a + length)` and `bytes[b, b + length)` are equal. */
+function sameBytes(bytes: Uint8Array, a: number, b: number, length: number): boolean {
+  for (let k = 0; k < length; k++) if (bytes[a + k] !== bytes[b + k]) return false;
+  return true;
+}
+
+/** Encodings of the pages this reader decodes itself (values PLAIN, levels RLE / bit-packed). */
+const OWN_ENCODINGS = new Set(['PLAIN', 'RLE', 'BIT_PACKED']);
+
+/** Reads `into.length` bytes at `position` of `fd` (blocking). */
+function readAt(fd: number, into: Uint8Array, position: number): void {
+  for (let done = 0; done < into.length;) {
+    const n = readSync(fd, into, done, into.length - done, position + done);
+    if (n === 0) throw new Error('index file shorter than its footer says');
+    done += n;
+  }
+}
+
+/** The file's footer, read from its end: parsed, and its bytes (the file's last `tail.length` bytes). */
+function readFooter(fd: number, size: number): { metadata: FileMetaData; tail: Uint8Array } {
+  if (size < 8) return { metadata: parquetMetadata(new ArrayBuffer(size)), tail: new Uint8Array(0) }; // throws
+  const last = new Uint8Array(8);
+  readAt(fd, last, size - 8);
+  const length = new DataView(last.buffer).getUint32(0, true);
+  const tail = new Uint8Array(Math.min(size, length + 8));
+  readAt(fd, tail, size - tail.length);
+  return { metadata: parquetMetadata(tail.buffer), tail };
+}
+
+/** One cold column chunk: where its bytes are in the file, and how to decode them. */
+interface ColdChunk {
+  readonly chunk: ColumnChunk;
+  readonly spec: ColumnSpec;
+  readonly optional: boolean;
+  readonly start: number;
+  readonly length: number;
+}
+
+/** The column chunks of a file in this service's layout, per row group; `null` for any other layout. */
+function ownLayout(metadata: FileMetaData, size: number): ColumnChunkPlan | null {
+  const optional = new Map(metadata.schema.slice(1).map((s) => [s.name, s.repetition_type !== 'REQUIRED']));
+  const groupStarts = [0];
+  let idBytes = 0;
+  const hot: ColdChunk[][] = [];
+  const cold: ColdChunk[][] = [];
+  for (const group of metadata.row_groups) {
+    const hotChunks: ColdChunk[] = [];
+    const coldChunks: ColdChunk[] = [];
+    for (const chunk of group.columns) {
+      const meta = chunk.meta_data;
+      const spec = meta === undefined ? undefined : SPECS.get(meta.path_in_schema[0]!);
+      if (meta === undefined || spec === undefined) continue;
+      // Every chunk is checked here, cold ones too: a file the fast path cannot decode is read whole, at the open.
+      if (meta.type !== PHYSICAL_TYPE[spec.type] || meta.path_in_schema.length !== 1) return null;
+      if (meta.dictionary_page_offset !== undefined) return null;
+      if (meta.codec !== 'SNAPPY' && meta.codec !== 'UNCOMPRESSED') return null;
+      if (!meta.encodings.every((e) => OWN_ENCODINGS.has(e))) return null;
+      const start = Number(meta.data_page_offset);
+      const length = Number(meta.total_compressed_size);
+      if (!(start >= 4 && length >= 0 && start + length <= size - 8))
+        throw new Error('index column chunk out of the file');
+      const planned = { chunk, spec, optional: optional.get(spec.name) ?? true, start, length };
+      // Room for the packed ids: their pages' size is an upper bound (it counts the lengths and levels too).
+      if (spec.name === 'preprint_id') idBytes += Number(meta.total_uncompressed_size);
+      (HOT_COLUMNS.has(spec.name) ? hotChunks : coldChunks).push(planned);
+    }
+    hot.push(hotChunks);
+    cold.push(coldChunks);
+    groupStarts.push(groupStarts.at(-1)! + Number(group.num_rows));
+  }
+  if (groupStarts.at(-1) !== Number(metadata.num_rows)) return null;
+  return { groupStarts, hot, cold, present: new Set(optional.keys()), idBytes };
+}
+
+interface ColumnChunkPlan {
+  readonly groupStarts: readonly number[];
+  readonly hot: readonly (readonly ColdChunk[])[];
+  readonly cold: readonly (readonly ColdChunk[])[];
+  readonly present: ReadonlySet<string>;
+  /** An upper bound of the ids' UTF-8 bytes. */
+  readonly idBytes: number;
+}
+
+/** Reads a chunk's bytes from the file into a buffer kept between reads (the values are copied out). */
+class ChunkReader {
+  private buffer = new Uint8Array(0);
+  readonly scratch = new Scratch();
+
+  constructor(private readonly fd: number) {}
+
+  read(c: ColdChunk): Uint8Array {
+    if (this.buffer.length < c.length) this.buffer = new Uint8Array(c.length);
+    const bytes = this.buffer.subarray(0, c.length);
+    readAt(this.fd, bytes, c.start);
+    return bytes;
+  }
+
+  free(): void {
+    (this.buffer.buffer as Detachable).transfer(0);
+    this.buffer = new Uint8Array(0);
+    this.scratch.free();
+  }
+}
+
+/** Values decoded per pause in a cold column chunk: ~1–3 ms of strings or digests. */
+const SLICE_ROWS = 8_192;
+
+/** A cold column chunk being decoded: its own buffers, so other groups can be decoded meanwhile. */
+interface PendingChunk {
+  readonly step: number;
+  readonly slices: Generator<void, void>;
+  readonly reader: ChunkReader;
+}
+
+/**
+ * What identifies the bytes under a descriptor: a rewrite in place (`cp` over the file, `rsync --inplace`, even one
+ * that sets the old mtime back) moves it. The ctime counts only while the file has a name: the unlink of a file
+ * replaced by a rename (every write of the index) changes its ctime, not its bytes.
+ */
+function sameFile(opened: Stats, now: Stats): boolean {
+  return sameContentStats(opened, now) && (now.nlink === 0 || now.ctimeMs === opened.ctimeMs);
+}
+
+/** Same inode, size and mtime: only the ctime can tell a rewrite in place from a chmod, chown or hard link. */
+function sameContentStats(opened: Stats, now: Stats): boolean {
+  return now.ino === opened.ino && now.size === opened.size && now.mtimeMs === opened.mtimeMs;
+}
+
+/**
+ * The cold columns of an open file, decoded a column chunk (of one row group) per step, each in slices. It owns
+ * the descriptor: closed once, when the table has decoded everything, when it is released or fails, or when the
+ * open fails. Before and after each read it checks (`fstat`) that the file is still the one the hot columns came
+ * from.
+ */
+class FileColdSource implements ColdSource {
+  private closed = false;
+  /** By row group: the chunk whose slices are under way. */
+  private readonly pending = new Map<number, PendingChunk>();
+  /** The file as opened (or as last found unchanged after a metadata-only change). */
+  private opened: Stats;
+  /** CRC-32 of the hot chunks' bytes as `readHot` read them. */
+  private hotCrc = 0;
+
+  constructor(
+    private readonly fd: number,
+    private readonly plan: ColumnChunkPlan,
+    /** The footer's bytes as read at the open (the last bytes of the file's `size`). */
+    private readonly footer: Uint8Array,
+    private readonly size: number,
+  ) {
+    this.opened = fstatSync(fd);
+  }
+
+  /** Throws a `ColdReadError` (`fileChanged`) when the file changed since the open. */
+  unchanged(): void {
+    if (this.closed) throw new ColdReadError('index file already closed');
+    const now = fstatSync(this.fd);
+    if (sameFile(this.opened, now)) return;
+    // Only the ctime moved (chmod, chown, a hard link, an xattr): the footer (every chunk's offset and size) and the
+    // hot chunks still as read at the open mean the same index — a rewrite in place of a same-sized file that set
+    // the mtime back differs there; the new stats are the baseline from here on.
+    if (sameContentStats(this.opened, now) && this.footerUnchanged() && this.hotUnchanged()) {
+      this.opened = now;
+      return;
+    }
+    throw new ColdReadError('index file changed since it was opened (rewritten in place)', true);
+  }
+
+  private footerUnchanged(): boolean {
+    const now = new Uint8Array(this.footer.length);
+    readAt(this.fd, now, this.size - now.length);
+    return Buffer.from(now.buffer).equals(this.footer);
+  }
+
+  private hotUnchanged(): boolean {
+    const reader = new ChunkReader(this.fd);
+    try {
+      let crc = 0;
+      for (const chunks of this.plan.hot) for (const chunk of chunks) crc = crc32(reader.read(chunk), crc);
+      return crc === this.hotCrc;
+    } finally {
+      reader.free();
+    }
+  }
+
+  /** Reads a cold chunk's bytes, checking that the file is unchanged before and after. */
+  private readCold(reader: ChunkReader, chunk: ColdChunk): Uint8Array {
+    this.unchanged();
+    const bytes = reader.read(chunk);
+    this.unchanged();
+    return bytes;
+  }
+
+  get groupStarts(): readonly number[] {
+    return this.plan.groupStarts;
+  }
+
+  steps(group: number): number {
+    return Math.max(1, this.plan.cold[group]!.length);
+  }
+
+  step(table: IndexTable, group: number, step: number): boolean {
+    if (this.closed) throw new ColdReadError('index file already closed');
+    let pending = this.pending.get(group);
+    if (pending === undefined || pending.step !== step) {
+      if (pending !== undefined) throw new Error(`index group ${group}: step ${step} while ${pending.step} runs`);
+      const from = this.plan.groupStarts[group]!;
+      const to = this.plan.groupStarts[group + 1]!;
+      if (step === 0) {
+        // Every cold cell of the group gets its value here or from its chunk (text cells start null).
+        const raw = table.raw;
+        for (const c of SIZE_COLUMNS) raw.sizes[c].fill(NaN, from, to);
+        for (const c of TIME_COLUMNS) if (!HOT_COLUMNS.has(c)) raw.times[c].fill(NaN, from, to);
+        if (!this.plan.present.has('updated_at')) raw.times.updated_at.fill(0, from, to);
+        for (const c of HEX_COLUMNS) raw.hex[c].state.fill(0, from, to);
+      }
+      const chunk = this.plan.cold[group]![step];
+      if (chunk === undefined) return true;
+      const reader = new ChunkReader(this.fd);
+      const slices = chunkSlices(
+        () => this.readCold(reader, chunk),
+        chunk.chunk,
+        chunk.spec,
+        chunk.optional,
+        table,
+        from,
+        to,
+        reader.scratch,
+        SLICE_ROWS,
+      );
+      pending = { step, slices, reader };
+      this.pending.set(group, pending);
+    }
+    let done = true;
+    try {
+      done = pending.slices.next().done === true;
+    } catch (err) {
+      if (err instanceof NeedsGenericReader) {
+        throw new Error(`index column ${this.plan.cold[group]![step]!.spec.name}: unsupported page`);
+      }
+      throw err;
+    } finally {
+      // A failed or finished chunk gives its buffers (up to ~9 MiB for 131,072 digests) back at once.
+      if (done) {
+        this.pending.delete(group);
+        pending.reader.free();
+      }
+    }
+    return done;
+  }
+
+  *check(group: number): Generator<void, void> {
+    const from = this.plan.groupStarts[group]!;
+    const rows = this.plan.groupStarts[group + 1]! - from;
+    const scratch = new IndexTable(rows);
+    scratch.allocate(rows);
+    const reader = new ChunkReader(this.fd);
+    try {
+      for (const chunk of this.plan.cold[group]!) {
+        try {
+          yield* chunkSlices(
+            () => this.readCold(reader, chunk),
+            chunk.chunk,
+            chunk.spec,
+            chunk.optional,
+            scratch,
+            0,
+            rows,
+            reader.scratch,
+            SLICE_ROWS,
+          );
+        } catch (err) {
+          if (err instanceof NeedsGenericReader) throw new Error(`index column ${chunk.spec.name}: unsupported page`);
+          throw err;
+        }
+      }
+    } finally {
+      reader.free();
+    }
+  }
+
+  /** Decodes the hot columns into `table`, a column chunk per `pause`. */
+  async readHot(table: IndexTable, pause: Yield): Promise<void> {
+    const reader = new ChunkReader(this.fd);
+    for (let g = 0; g < this.plan.hot.length; g++) {
+      for (const chunk of this.plan.hot[g]!) {
+        const bytes = reader.read(chunk);
+        this.hotCrc = crc32(bytes, this.hotCrc);
+        readChunk(
+          bytes,
+          chunk.chunk,
+          chunk.spec,
+          chunk.optional,
+          table,
+          this.plan.groupStarts[g]!,
+          this.plan.groupStarts[g + 1]!,
+          reader.scratch,
+        );
+        await pause();
+      }
+    }
+    reader.free();
+    // Hot columns read from one file and cold ones from another would mix two indexes.
+    if (!this.closed) this.unchanged();
+  }
+
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    for (const pending of this.pending.values()) pending.reader.free();
+    this.pending.clear();
+    closeSync(this.fd);
+  }
+}
+
+/**
+ * Opens the index file `fd` (`size` bytes), which it owns from the call on (closed on failure, or by the table):
+ * the hot columns are decoded now, the others on first use (`IndexTable.opened`). A file in another layout is read
+ * whole and decoded at once. Throws on a corrupt file.
+ */
+export async function openTable(fd: number, size: number, pause: Yield = noYield): Promise<IndexTable> {
+  let source: FileColdSource | null = null;
+  let handedOver = false;
+  try {
+    const { metadata, tail } = readFooter(fd, size);
+    const plan = ownLayout(metadata, size);
+    if (plan !== null && plan.present.has('preprint_id')) {
+      source = new FileColdSource(fd, plan, tail, size);
+      const table = IndexTable.opened(plan.groupStarts.at(-1)!, source, HEADROOM, plan.idBytes);
+      try {
+        await source.readHot(table, pause);
+        table.sealIds();
+        table.indexRows();
+        handedOver = true;
+        return table;
+      } catch (err) {
+        if (!(err instanceof NeedsGenericReader)) throw err;
+      }
+    }
+    const bytes = new Uint8Array(size);
+    readAt(fd, bytes, 0);
+    return await decodeTable(bytes, pause, true);
+  } finally {
+    if (!handedOver) {
+      if (source !== null) source.close();
+      else closeSync(fd);
     }
   }
 }

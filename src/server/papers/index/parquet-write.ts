@@ -24,7 +24,7 @@ import type { IndexRow } from './row.js';
 import { PackedColumn, type EncodableChunk, type StringColumn } from './snapshot.js';
 import { maxCompressedLength, snappyCompressInto } from './snappy.js';
 
-export const ROW_GROUP_ROWS = 131_072;
+export const ROW_GROUP_ROWS = 16_384;
 
 const HEX = new Uint8Array([...'0123456789abcdef'].map((c) => c.charCodeAt(0)));
 const encoder = new TextEncoder();
@@ -212,6 +212,9 @@ export class IndexEncoder {
   private readonly page = new ByteBuffer(1 << 20);
   private defined = new Uint8Array(0);
 
+  /** `rowGroupRows`: rows per row group (tests write files of many small groups). */
+  constructor(private readonly rowGroupRows = ROW_GROUP_ROWS) {}
+
   /**
    * Encodes `c` (one `ColumnChunk` holding every row) into `sink`, a step per column page: a caller may let the
    * event loop run between steps, but must finish one encode before it starts the next, and must await a step's
@@ -241,11 +244,11 @@ export class IndexEncoder {
       const own = source(c, spec, hexOther);
       return changed === NO_CHANGES ? own : savedSource(spec, changed, own);
     });
-    const groupRows = Math.min(ROW_GROUP_ROWS, c.count);
+    const groupRows = Math.min(this.rowGroupRows, c.count);
     if (this.defined.length < groupRows) this.defined = new Uint8Array(groupRows);
     const defined = this.defined;
-    for (let g = 0; g < c.count; g += ROW_GROUP_ROWS) {
-      const n = Math.min(ROW_GROUP_ROWS, c.count - g);
+    for (let g = 0; g < c.count; g += this.rowGroupRows) {
+      const n = Math.min(this.rowGroupRows, c.count - g);
       const groupStart = writer.offset;
       const columns: ParquetColumnChunk[] = [];
       let groupBytes = 0;
@@ -336,8 +339,8 @@ export function runToEnd(steps: Generator<void | Promise<void>, void>): void {
 }
 
 /** Encodes the whole table (one `ColumnChunk` holding every row) as a Parquet file in memory, in one go. */
-export function encodeColumns(c: EncodableChunk): Uint8Array {
+export function encodeColumns(c: EncodableChunk, rowGroupRows = ROW_GROUP_ROWS): Uint8Array {
   const pieces: Uint8Array[] = [];
-  runToEnd(new IndexEncoder().steps(c, (piece) => void pieces.push(piece.slice())));
+  runToEnd(new IndexEncoder(rowGroupRows).steps(c, (piece) => void pieces.push(piece.slice())));
   return Buffer.concat(pieces);
 }

@@ -270,7 +270,8 @@ export class TableSnapshot {
     const t = this.table;
     return {
       count: this.length,
-      ids: t.ids,
+      // A copy (the ids of rows never change): an opened table's ids stay packed.
+      ids: t.idSlice(0, this.length),
       text: t.text,
       flags: t.flags,
       imageCount: t.imageCount,
@@ -297,8 +298,8 @@ export class TableSnapshot {
     });
     const c: ColumnChunk = {
       count,
-      ids: t.ids.slice(start, end),
-      text: columnRecord(TEXT_COLUMNS, (k) => t.text[k].slice(start, end)),
+      ids: t.idSlice(start, end),
+      text: columnRecord(TEXT_COLUMNS, (k) => t.textSlice(k, start, end)),
       flags: columnRecord(FLAG_COLUMNS, (k) => t.flags[k].slice(start, end)),
       imageCount: t.imageCount.slice(start, end),
       sizes: columnRecord(SIZE_COLUMNS, (k) => t.sizes[k].slice(start, end)),

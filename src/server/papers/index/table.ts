@@ -1,8 +1,16 @@
 /**
  * The metadata index in memory, column by column (CONTRACT §4.1): typed arrays for flags, counts, sizes and
  * timestamps, packed bytes for digests and ETags, plain arrays for the other strings, and hash tables over typed
- * arrays from `preprint_id` to the row number and from a versionless id to its versions' rows (`IdIndex`). Rows are only appended or changed in place, never removed (a reload builds a
- * new table). About 300 bytes a row instead of one object of two dozen fields.
+ * arrays from `preprint_id` to the row number and from a versionless id to its versions' rows (`IdIndex`). Rows are
+ * only appended or changed in place, never removed (a reload builds a new table). About 300 bytes a row instead of
+ * one object of two dozen fields.
+ *
+ * A table opened from a file (`IndexTable.opened`) holds only the columns a start needs (`HOT_COLUMNS`: ids, the three
+ * flags, `image_count`, `pdf_uploaded_at`); the others are decoded a row group at a time from the file
+ * (`ColdSource`) before a row of that group is read or written, and all at once by the whole-column getters
+ * (`text`, `times`, `sizes`, `hex`) or `decodeAll`. Their strings live per row group until the `text` getter makes
+ * plain columns of them. A file that cannot be read (or changed since the open) makes every later cold access throw
+ * a `ColdReadError`.
  */
 import {
   FLAG_COLUMNS,
@@ -30,29 +38,164 @@ const HEXES = new Set<string>(HEX_COLUMNS);
 /** Columns with few distinct values: equal strings are shared. */
 const INTERNED = new Set<string>(['yymm', 'categories', 'publication_date']);
 
-export class IndexTable {
-  private capacity: number;
-  length = 0;
-  readonly ids: string[] = [];
-  private readonly byId: IdIndex;
+/** The columns a start reads (counters, the needs-parser order, id lookups): decoded when a file is opened. */
+export const HOT_COLUMNS: ReadonlySet<string> = new Set([
+  'preprint_id',
+  ...FLAG_COLUMNS,
+  'image_count',
+  'pdf_uploaded_at',
+]);
+
+type TextRecord = Record<TextColumn, (string | null)[]>;
+
+/** The table's storage, written by the decoder without decoding anything first. */
+export interface RawColumns {
   flags: Record<FlagColumn, Uint8Array>;
   imageCount: Int32Array;
   sizes: Record<SizeColumn, Float64Array>;
   times: Record<TimeColumn, Float64Array>;
   readonly hex: Record<HexColumnName, HexColumn>;
-  readonly text: Record<TextColumn, (string | null)[]>;
+  text: TextRecord;
+}
+
+/**
+ * The cold columns of an opened file: each row group is decoded in `steps(g)` steps (a column chunk each, so an
+ * asynchronous decode can let the event loop run between them), which write the group's rows through the table's
+ * raw columns and `setText`. Step 0 of a group must set every cold cell of its rows (defaults first).
+ */
+export interface ColdSource {
+  /** The first row of each row group, then the file's row count. */
+  readonly groupStarts: readonly number[];
+  steps(group: number): number;
+  /**
+   * Runs a slice of step `step` of group `group` (synchronous: reads the file with blocking calls); `true` when the
+   * step is done, else call again for the next slice. Throws on a bad file.
+   */
+  step(table: IndexTable, group: number, step: number): boolean;
+  /**
+   * Decodes group `group`'s cold chunks into a scratch table and drops them (the file's check after an open): a
+   * slice per `next()`. Throws on a bad file. Independent of `step`, so it never disturbs a decode of the group.
+   */
+  check(group: number): Generator<void, void>;
+  /** Releases the file (once every group is decoded, or when the table is released); idempotent. */
+  close(): void;
+}
+
+/**
+ * A cold column chunk of an opened file could not be read (a corrupt page, an I/O error, a file closed by
+ * `release`), or the file changed under its descriptor since it was opened (`fileChanged`: rewritten in place). The
+ * table is then unusable for the rows it has not decoded: its owner treats it as an unreadable index.
+ */
+export class ColdReadError extends Error {
+  constructor(
+    message: string,
+    readonly fileChanged = false,
+    options?: ErrorOptions,
+  ) {
+    super(message, options);
+    this.name = 'ColdReadError';
+  }
+
+  /** A read of the file failed (an errno `code`: EIO…), not its decode: the same object may read fine later. */
+  get transient(): boolean {
+    return typeof (this.cause as { code?: unknown } | undefined)?.code === 'string';
+  }
+}
+
+interface Lazy {
+  readonly source: ColdSource;
+  /** Rows of the file (`[0, rows)`); later rows are the table's own. */
+  readonly rows: number;
+  /** Per group: the next step to run (the group is decoded when it reaches `source.steps(g)`). */
+  readonly progress: Int32Array;
+  left: number;
+  /** Per group, its rows' text cells: a column's array is made at its first value that is not null. */
+  readonly text: (Partial<TextRecord> | undefined)[];
+  /** Text cells of rows `[rows, length)`. */
+  readonly extra: TextRecord;
+  /** Why the file can no longer be read (every later cold access throws it), once it failed or was released. */
+  failure: ColdReadError | null;
+}
+
+const emptyText = (): TextRecord => columnRecord(TEXT_COLUMNS, () => []);
+
+/**
+ * The ids of an opened file's rows as UTF-8 bytes (2.6M ids: ~40 MiB instead of ~100 MiB of strings, and nothing
+ * for the collector to trace): row `i`'s id is `text[ends[i - 1] (0 for row 0), ends[i])`.
+ */
+interface PackedIds {
+  text: Buffer;
+  readonly ends: Int32Array;
+  readonly rows: number;
+  /** Rows whose id the decoder has packed so far (in row order). */
+  filled: number;
+  used: number;
+}
+
+/**
+ * Orders the UTF-8 byte ranges `[a, aEnd)` and `[b, bEnd)` of `bytes` as their strings compare (`<`: UTF-16 code
+ * units), or NaN when only the strings can tell (two different non-ASCII bytes: above U+E000 the orders differ).
+ */
+function compareUtf8(bytes: Uint8Array, a: number, aEnd: number, b: number, bEnd: number): number {
+  for (let n = Math.min(aEnd - a, bEnd - b), k = 0; k < n; k++) {
+    const u = bytes[a + k]!;
+    const v = bytes[b + k]!;
+    if (u === v) continue;
+    return u >= 0x80 && v >= 0x80 ? NaN : u - v;
+  }
+  return aEnd - a - (bEnd - b);
+}
+
+export class IndexTable {
+  private capacity: number;
+  length = 0;
+  /** The ids as strings: of every row, or with `packed`, of the rows after the file's. */
+  private idList: string[] = [];
+  private packed: PackedIds | null = null;
+  private readonly byId: IdIndex;
+  /** The columns' storage, for the decoder (no decode on access); readers use the getters. */
+  readonly raw: RawColumns;
+  private lazy: Lazy | null = null;
   private readonly interned = new Map<string, string>();
   private readonly snapshots = new Set<TableSnapshot>();
 
-  constructor(capacity = 1024) {
+  /** `untouched`: rows `[0, untouched)` of the cold numeric columns are left unfilled (a group decode sets them). */
+  constructor(capacity = 1024, untouched = 0) {
     this.capacity = Math.max(16, capacity);
-    this.byId = new IdIndex(this.ids, this.capacity);
-    this.flags = columnRecord(FLAG_COLUMNS, () => new Uint8Array(this.capacity));
-    this.imageCount = new Int32Array(this.capacity);
-    this.sizes = columnRecord(SIZE_COLUMNS, () => new Float64Array(this.capacity).fill(NaN));
-    this.times = columnRecord(TIME_COLUMNS, () => new Float64Array(this.capacity).fill(NaN));
-    this.hex = columnRecord(HEX_COLUMNS, (c) => new HexColumn(HEX_SHAPES[c], this.capacity));
-    this.text = columnRecord(TEXT_COLUMNS, () => []);
+    this.byId = new IdIndex((row) => this.idAt(row), this.capacity);
+    const from = Math.min(untouched, this.capacity);
+    this.raw = {
+      flags: columnRecord(FLAG_COLUMNS, () => new Uint8Array(this.capacity)),
+      imageCount: new Int32Array(this.capacity),
+      sizes: columnRecord(SIZE_COLUMNS, () => new Float64Array(this.capacity).fill(NaN, from)),
+      times: columnRecord(TIME_COLUMNS, (c) =>
+        new Float64Array(this.capacity).fill(NaN, c === 'pdf_uploaded_at' ? 0 : from),
+      ),
+      hex: columnRecord(HEX_COLUMNS, (c) => new HexColumn(HEX_SHAPES[c], this.capacity)),
+      text: emptyText(),
+    };
+  }
+
+  /**
+   * A table of the `rows` rows of a file whose cold columns `source` decodes on first use; the caller fills the
+   * hot columns (`ids`, `raw`) and then calls `indexRows`. `headroom`: rows that can be added before arrays grow.
+   */
+  static opened(rows: number, source: ColdSource, headroom: number, idBytes: number): IndexTable {
+    const table = new IndexTable(rows + headroom, rows);
+    table.packed = { text: Buffer.alloc(idBytes), ends: new Int32Array(rows), rows, filled: 0, used: 0 };
+    const groups = source.groupStarts.length - 1;
+    table.lazy = {
+      source,
+      rows,
+      progress: new Int32Array(groups),
+      left: groups,
+      text: new Array<Partial<TextRecord> | undefined>(groups).fill(undefined),
+      extra: emptyText(),
+      failure: null,
+    };
+    table.allocate(rows);
+    if (groups === 0) table.flatten();
+    return table;
   }
 
   static fromRows(rows: Iterable<IndexRow>): IndexTable {
@@ -66,6 +209,116 @@ export class IndexTable {
     return this.length;
   }
 
+  /** The id column as strings (an opened table's packed ids become strings for good: prefer `idAt`). */
+  get ids(): string[] {
+    const packed = this.packed;
+    if (packed !== null) {
+      const list = new Array<string>(this.length);
+      for (let i = 0; i < packed.rows; i++) list[i] = this.idAt(i);
+      for (let i = packed.rows; i < this.length; i++) list[i] = this.idList[i - packed.rows]!;
+      this.idList = list;
+      this.packed = null;
+    }
+    return this.idList;
+  }
+
+  /** Row `i`'s `preprint_id`. */
+  idAt(i: number): string {
+    const packed = this.packed;
+    if (packed === null) return this.idList[i]!;
+    if (i >= packed.rows) return this.idList[i - packed.rows]!;
+    return packed.text.toString('utf8', i === 0 ? 0 : packed.ends[i - 1]!, packed.ends[i]!);
+  }
+
+  /** The ids of rows `[start, end)`. */
+  idSlice(start: number, end: number): string[] {
+    if (this.packed === null) return this.idList.slice(start, end);
+    const out = new Array<string>(end - start);
+    for (let i = start; i < end; i++) out[i - start] = this.idAt(i);
+    return out;
+  }
+
+  /** Whether the decoder packs the ids (`packId`) rather than setting `ids`. */
+  get packingIds(): boolean {
+    return this.packed !== null;
+  }
+
+  /** Sets row `row`'s id from UTF-8 bytes `src[start, end)`; rows come in order, from 0 (the decoder). */
+  packId(row: number, src: Uint8Array, start: number, end: number): void {
+    const packed = this.packed!;
+    if (row !== packed.filled) throw new Error('index ids out of row order');
+    const length = end - start;
+    if (packed.used + length > packed.text.length) {
+      const text = Buffer.alloc(Math.max(packed.used + length, packed.text.length * 2));
+      packed.text.copy(text, 0, 0, packed.used);
+      packed.text = text;
+    }
+    const text = packed.text;
+    // Ids are short: a loop beats making a view for `set`.
+    for (let k = 0, at = packed.used; k < length; k++) text[at + k] = src[start + k]!;
+    packed.used += length;
+    packed.ends[row] = packed.used;
+    packed.filled++;
+  }
+
+  /** After the decoder packed the ids: checks that every row has one, and frees the room left over. */
+  sealIds(): void {
+    const packed = this.packed;
+    if (packed === null) return;
+    if (packed.filled !== packed.rows) throw new Error('index row without preprint_id');
+    if (packed.used < packed.text.length) packed.text = Buffer.from(packed.text.subarray(0, packed.used));
+  }
+
+  /** Whether the packed ids strictly ascend (by string order). */
+  private packedAscending(packed: PackedIds): boolean {
+    const { text, ends } = packed;
+    for (let i = 1; i < packed.rows; i++) {
+      const a = i === 1 ? 0 : ends[i - 2]!;
+      const order = compareUtf8(text, a, ends[i - 1]!, ends[i - 1]!, ends[i]!);
+      if (order < 0) continue;
+      if (!Number.isNaN(order) || !(this.idAt(i - 1) < this.idAt(i))) return false;
+    }
+    return true;
+  }
+
+  get flags(): Record<FlagColumn, Uint8Array> {
+    return this.raw.flags;
+  }
+
+  get imageCount(): Int32Array {
+    return this.raw.imageCount;
+  }
+
+  /** `pdf_uploaded_at` (a hot column: no decode). */
+  get pdfUploadedAt(): Float64Array {
+    return this.raw.times.pdf_uploaded_at;
+  }
+
+  get sizes(): Record<SizeColumn, Float64Array> {
+    this.decodeGroups();
+    return this.raw.sizes;
+  }
+
+  get times(): Record<TimeColumn, Float64Array> {
+    this.decodeGroups();
+    return this.raw.times;
+  }
+
+  get hex(): Record<HexColumnName, HexColumn> {
+    this.decodeGroups();
+    return this.raw.hex;
+  }
+
+  get text(): TextRecord {
+    this.decodeCold();
+    return this.raw.text;
+  }
+
+  /** Whether cold columns of the file are still to decode. */
+  get partlyDecoded(): boolean {
+    return this.lazy !== null && this.lazy.left > 0;
+  }
+
   private ensure(needed: number): void {
     if (needed <= this.capacity) return;
     const capacity = Math.max(needed, Math.ceil(this.capacity * 1.5));
@@ -75,11 +328,12 @@ export class IndexTable {
       b.set(a);
       return b;
     };
-    this.flags = columnRecord(FLAG_COLUMNS, (c) => grow(this.flags[c]));
-    this.imageCount = grow(this.imageCount);
-    this.sizes = columnRecord(SIZE_COLUMNS, (c) => grow(this.sizes[c], NaN));
-    this.times = columnRecord(TIME_COLUMNS, (c) => grow(this.times[c], NaN));
-    for (const c of HEX_COLUMNS) this.hex[c].grow(capacity);
+    const raw = this.raw;
+    raw.flags = columnRecord(FLAG_COLUMNS, (c) => grow(raw.flags[c]));
+    raw.imageCount = grow(raw.imageCount);
+    raw.sizes = columnRecord(SIZE_COLUMNS, (c) => grow(raw.sizes[c], NaN));
+    raw.times = columnRecord(TIME_COLUMNS, (c) => grow(raw.times[c], NaN));
+    for (const c of HEX_COLUMNS) raw.hex[c].grow(capacity);
     this.capacity = capacity;
   }
 
@@ -91,10 +345,191 @@ export class IndexTable {
     const start = this.length;
     this.ensure(start + count);
     this.length += count;
-    for (const c of TEXT_COLUMNS) this.text[c].length = this.length;
-    for (const c of TEXT_COLUMNS) this.text[c].fill(null, start);
-    this.ids.length = this.length;
+    const lazy = this.lazy;
+    const text = lazy === null ? this.raw.text : lazy.extra;
+    const offset = lazy === null ? 0 : lazy.rows;
+    for (const c of TEXT_COLUMNS) {
+      const column = text[c];
+      const from = Math.max(0, start - offset);
+      column.length = Math.max(0, this.length - offset);
+      column.fill(null, from);
+    }
+    const packed = this.packed;
+    this.idList.length = packed === null ? this.length : Math.max(0, this.length - packed.rows);
     return start;
+  }
+
+  /** The row group of file row `i` (`i` < the file's rows). */
+  private groupOf(i: number): number {
+    const starts = this.lazy!.source.groupStarts;
+    let lo = 0;
+    let hi = starts.length - 2;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if (starts[mid]! <= i) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  /**
+   * Runs the next slice of a decode step of group `g`; returns whether the group is now decoded. A failure closes
+   * the file and is kept: the table throws it (a `ColdReadError`) at every later cold access.
+   */
+  private advance(g: number): boolean {
+    const lazy = this.lazy!;
+    const steps = lazy.source.steps(g);
+    if (lazy.progress[g]! >= steps) return true;
+    if (lazy.failure !== null) throw lazy.failure;
+    lazy.text[g] ??= {};
+    try {
+      if (!lazy.source.step(this, g, lazy.progress[g]!)) return false;
+    } catch (err) {
+      throw this.fail(lazy, err, g);
+    }
+    lazy.progress[g]!++;
+    if (lazy.progress[g]! < steps) return false;
+    // Every group decoded: the file is not read again (the text cells stay per group until a whole-column read).
+    if (--lazy.left === 0) lazy.source.close();
+    return true;
+  }
+
+  /** Records why the file cannot be read (`err`, while decoding group `g`), closes it, and returns the error. */
+  private fail(lazy: Lazy, err: unknown, g: number): ColdReadError {
+    lazy.failure ??=
+      err instanceof ColdReadError
+        ? err
+        : new ColdReadError(`index row group ${g}: ${(err as Error).message}`, false, { cause: err });
+    lazy.source.close();
+    return lazy.failure;
+  }
+
+  /**
+   * Decodes the cold columns of row `i`'s group, if it is a row of the file not decoded yet. Throws a
+   * `ColdReadError` when the file cannot be read (a writer calls it before changing anything).
+   */
+  prepare(i: number): void {
+    const lazy = this.lazy;
+    if (lazy === null || i >= lazy.rows) return;
+    const g = this.groupOf(i);
+    while (!this.advance(g));
+  }
+
+  /**
+   * Checks that every cold chunk not decoded yet decodes (into scratch tables, dropped): a slice per `pause`, so the
+   * event loop is held a few milliseconds at a time. Rejects with the `ColdReadError` of the first failure (the
+   * table then fails every later cold access); stops early once the table is decoded or released.
+   */
+  async validate(pause: () => Promise<void>): Promise<void> {
+    for (let g = 0; ; g++) {
+      const lazy = this.lazy;
+      if (lazy === null || g >= lazy.progress.length) return;
+      if (lazy.failure !== null) throw lazy.failure;
+      if (lazy.progress[g]! >= lazy.source.steps(g)) continue;
+      const slices = lazy.source.check(g);
+      for (;;) {
+        try {
+          if (slices.next().done === true) break;
+        } catch (err) {
+          throw this.fail(lazy, err, g);
+        }
+        await pause();
+        // Decoded meanwhile (a request, a flush), failed or released: nothing left to check in this group.
+        if (this.lazy !== lazy || lazy.failure !== null || lazy.progress[g]! >= lazy.source.steps(g)) {
+          slices.return();
+          break;
+        }
+      }
+    }
+  }
+
+  /**
+   * Closes the file now (the table was replaced by a reload): rows not decoded yet can no longer be read, so only a
+   * table nobody reads any more is released. Idempotent.
+   */
+  release(): void {
+    const lazy = this.lazy;
+    if (lazy === null) return;
+    lazy.failure ??= new ColdReadError('index table released (replaced by a reload)');
+    lazy.source.close();
+  }
+
+  /** Decodes every cold column now (blocking); the text stays per row group. */
+  private decodeGroups(): void {
+    const lazy = this.lazy;
+    if (lazy === null) return;
+    for (let g = 0; g < lazy.progress.length; g++) while (!this.advance(g));
+  }
+
+  /** Decodes every cold column now and makes the text plain columns (blocking: ~170 ms for 2.6M rows). */
+  private decodeCold(): void {
+    this.decodeGroups();
+    if (this.lazy !== null) this.flatten();
+  }
+
+  /**
+   * Decodes every cold column, a slice at a time, awaiting `pause` between slices (a flush's first step). The text
+   * stays per row group (`textSlice` reads it): one plain 2.6M-cell array costs ~10 ms to allocate at once.
+   */
+  async decodeAll(pause: () => Promise<void>): Promise<void> {
+    for (let g = 0; this.lazy !== null && g < this.lazy.progress.length;) {
+      if (this.advance(g)) g++;
+      await pause();
+    }
+  }
+
+  /** Once every group is decoded: the text of the groups into plain columns, and the file released. */
+  private flatten(): void {
+    const lazy = this.lazy!;
+    const starts = lazy.source.groupStarts;
+    const nulls = (g: number) => new Array<string | null>(starts[g + 1]! - starts[g]!).fill(null);
+    this.raw.text = columnRecord(TEXT_COLUMNS, (c) =>
+      ([] as (string | null)[]).concat(...lazy.text.map((t, g) => t![c] ?? nulls(g)), lazy.extra[c]),
+    );
+    this.lazy = null;
+    lazy.source.close();
+  }
+
+  /** Text cells `[start, end)` of `column` (a copy), without making plain columns of the groups' text. */
+  textSlice(column: TextColumn, start: number, end: number): (string | null)[] {
+    this.decodeGroups();
+    const lazy = this.lazy;
+    if (lazy === null) return this.raw.text[column].slice(start, end);
+    const out = new Array<string | null>(end - start);
+    const starts = lazy.source.groupStarts;
+    let i = start;
+    for (let g = i < lazy.rows ? this.groupOf(i) : starts.length - 1; i < Math.min(end, lazy.rows); g++) {
+      const cells = lazy.text[g]![column];
+      const stop = Math.min(end, starts[g + 1]!);
+      for (; i < stop; i++) out[i - start] = cells === undefined ? null : cells[i - starts[g]!]!;
+    }
+    for (; i < end; i++) out[i - start] = lazy.extra[column][i - lazy.rows] ?? null;
+    return out;
+  }
+
+  /** Text cell `i` of `column` (its group decoded). */
+  private textAt(i: number, column: TextColumn): string | null {
+    const lazy = this.lazy;
+    if (lazy === null) return this.raw.text[column][i] ?? null;
+    if (i >= lazy.rows) return lazy.extra[column][i - lazy.rows] ?? null;
+    const g = this.groupOf(i);
+    return lazy.text[g]![column]?.[i - lazy.source.groupStarts[g]!] ?? null;
+  }
+
+  /** Sets text cell `i` of `column` without decoding first (the decoder; shared strings for few-valued columns). */
+  setText(i: number, column: TextColumn, s: string | null): void {
+    const value = s !== null && INTERNED.has(column) ? this.intern(s) : s;
+    const lazy = this.lazy;
+    if (lazy === null) this.raw.text[column][i] = value;
+    else if (i >= lazy.rows) lazy.extra[column][i - lazy.rows] = value;
+    else {
+      const g = this.groupOf(i);
+      const starts = lazy.source.groupStarts;
+      const cells = lazy.text[g]!;
+      if (value !== null) cells[column] ??= new Array<string | null>(starts[g + 1]! - starts[g]!).fill(null);
+      const at = cells[column];
+      if (at !== undefined) at[i - starts[g]!] = value;
+    }
   }
 
   /**
@@ -102,7 +537,13 @@ export class IndexTable {
    * later duplicates are dropped.
    */
   indexRows(): void {
-    if (this.byId.bulk(this.length)) this.dropDuplicates();
+    let ascending: boolean | undefined;
+    if (this.packed !== null) {
+      ascending = this.packedAscending(this.packed);
+      // Other orders are hashed, which reads every id: as strings.
+      if (!ascending) void this.ids;
+    }
+    if (this.byId.bulk(this.length, ascending)) this.dropDuplicates();
   }
 
   /**
@@ -115,6 +556,7 @@ export class IndexTable {
 
   /** Rebuilds the table with each id once, in the order of its first row, with its last row's values. */
   private dropDuplicates(): void {
+    this.decodeCold();
     const rows: IndexRow[] = [];
     const seen = new Set<string>();
     for (const id of this.ids) {
@@ -148,33 +590,35 @@ export class IndexTable {
 
   /** The row as an object (a fresh one on every call). */
   row(i: number): IndexRow {
+    this.prepare(i);
+    const { flags, imageCount, sizes, times, hex } = this.raw;
     const date = (t: number) => (Number.isNaN(t) ? null : new Date(t));
     const num = (n: number) => (Number.isNaN(n) ? null : n);
     return {
-      preprint_id: this.ids[i]!,
-      key: this.text.key[i] ?? '',
-      yymm: this.text.yymm[i] ?? '',
-      has_pdf: this.flags.has_pdf[i] === 1,
-      has_md: this.flags.has_md[i] === 1,
-      has_json: this.flags.has_json[i] === 1,
-      image_count: this.imageCount[i]!,
-      pdf_size_bytes: num(this.sizes.pdf_size_bytes[i]!),
-      md_size_bytes: num(this.sizes.md_size_bytes[i]!),
-      images_size_bytes: num(this.sizes.images_size_bytes[i]!),
-      pdf_sha256: this.hex.pdf_sha256.get(i),
-      md_sha256: this.hex.md_sha256.get(i),
-      pdf_etag: this.hex.pdf_etag.get(i),
-      md_etag: this.hex.md_etag.get(i),
-      pdf_uploaded_at: date(this.times.pdf_uploaded_at[i]!),
-      md_uploaded_at: date(this.times.md_uploaded_at[i]!),
-      images_uploaded_at: date(this.times.images_uploaded_at[i]!),
-      updated_at: new Date(this.times.updated_at[i]!),
-      title: this.text.title[i] ?? null,
-      authors: this.text.authors[i] ?? null,
-      categories: this.text.categories[i] ?? null,
-      doi: this.text.doi[i] ?? null,
-      openalex_id: this.text.openalex_id[i] ?? null,
-      publication_date: this.text.publication_date[i] ?? null,
+      preprint_id: this.idAt(i),
+      key: this.textAt(i, 'key') ?? '',
+      yymm: this.textAt(i, 'yymm') ?? '',
+      has_pdf: flags.has_pdf[i] === 1,
+      has_md: flags.has_md[i] === 1,
+      has_json: flags.has_json[i] === 1,
+      image_count: imageCount[i]!,
+      pdf_size_bytes: num(sizes.pdf_size_bytes[i]!),
+      md_size_bytes: num(sizes.md_size_bytes[i]!),
+      images_size_bytes: num(sizes.images_size_bytes[i]!),
+      pdf_sha256: hex.pdf_sha256.get(i),
+      md_sha256: hex.md_sha256.get(i),
+      pdf_etag: hex.pdf_etag.get(i),
+      md_etag: hex.md_etag.get(i),
+      pdf_uploaded_at: date(times.pdf_uploaded_at[i]!),
+      md_uploaded_at: date(times.md_uploaded_at[i]!),
+      images_uploaded_at: date(times.images_uploaded_at[i]!),
+      updated_at: new Date(times.updated_at[i]!),
+      title: this.textAt(i, 'title'),
+      authors: this.textAt(i, 'authors'),
+      categories: this.textAt(i, 'categories'),
+      doi: this.textAt(i, 'doi'),
+      openalex_id: this.textAt(i, 'openalex_id'),
+      publication_date: this.textAt(i, 'publication_date'),
     };
   }
 
@@ -184,22 +628,22 @@ export class IndexTable {
 
   /** Sets one cell from a row-object value (null/undefined → null; flags null → false; image_count null → 0). */
   setCell(i: number, column: string, value: unknown): void {
-    if (FLAGS.has(column)) this.flags[column as FlagColumn][i] = value === true ? 1 : 0;
-    else if (column === 'image_count') this.imageCount[i] = Math.trunc(Number(value ?? 0)) || 0;
-    else if (SIZES.has(column)) this.sizes[column as SizeColumn][i] = value == null ? NaN : Math.trunc(Number(value));
+    this.prepare(i);
+    const raw = this.raw;
+    if (FLAGS.has(column)) raw.flags[column as FlagColumn][i] = value === true ? 1 : 0;
+    else if (column === 'image_count') raw.imageCount[i] = Math.trunc(Number(value ?? 0)) || 0;
+    else if (SIZES.has(column)) raw.sizes[column as SizeColumn][i] = value == null ? NaN : Math.trunc(Number(value));
     else if (TIMES.has(column)) {
       const t = value == null ? NaN : value instanceof Date ? value.getTime() : new Date(value as string).getTime();
-      this.times[column as TimeColumn][i] = column === 'updated_at' && Number.isNaN(t) ? 0 : t;
-    } else if (HEXES.has(column)) this.hex[column as HexColumnName].set(i, value == null ? null : String(value));
+      raw.times[column as TimeColumn][i] = column === 'updated_at' && Number.isNaN(t) ? 0 : t;
+    } else if (HEXES.has(column)) raw.hex[column as HexColumnName].set(i, value == null ? null : String(value));
     else if (column === 'key') {
       const s = value == null ? null : String(value);
-      this.text.key[i] = s === this.ids[i] ? this.ids[i]! : s;
-    } else if (column in this.text) this.setText(i, column as TextColumn, value == null ? null : String(value));
-  }
-
-  /** Sets a text column other than `key` (shared strings for the few-valued columns). */
-  setText(i: number, column: TextColumn, s: string | null): void {
-    this.text[column][i] = s !== null && INTERNED.has(column) ? this.intern(s) : s;
+      const id = this.idAt(i);
+      this.setText(i, 'key', s === id ? id : s);
+    } else if ((TEXT_COLUMNS as readonly string[]).includes(column)) {
+      this.setText(i, column as TextColumn, value == null ? null : String(value));
+    }
   }
 
   /** Changes columns of row `i` (active snapshots keep the old row). */
@@ -219,7 +663,8 @@ export class IndexTable {
       return existing;
     }
     const i = this.allocate(1);
-    this.ids[i] = row.preprint_id;
+    const packed = this.packed;
+    this.idList[packed === null ? i : i - packed.rows] = row.preprint_id;
     this.byId.set(i);
     for (const [column, value] of Object.entries(row)) if (column !== 'preprint_id') this.setCell(i, column, value);
     return i;

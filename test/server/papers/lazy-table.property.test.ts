@@ -1,0 +1,337 @@
+/**
+ * A table opened from a file with its cold columns decoded on first use (`openTable`, issue 25) against the eager
+ * decode of the same bytes (`decodeTable`), on random tables written in small row groups: nulls, odd digests,
+ * non-ASCII text, reads of hot columns (which decode nothing), row reads and writes to cold rows before and after
+ * their group is decoded, rows appended, snapshots taken across a decode, whole-column reads and the asynchronous
+ * decode of everything — the rows, the snapshot's encoding and the table's encoding must match throughout. Then,
+ * through the store: a reload while the old lazy table is held, and the file replaced after the open.
+ */
+import { fstatSync, openSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import os from 'node:os';
+import path from 'node:path';
+import fc from 'fast-check';
+import pino from 'pino';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FLAG_COLUMNS, HEX_COLUMNS, TEXT_COLUMNS, TIME_COLUMNS } from '../../../src/server/papers/index/columns.js';
+import { TableEncoder, encodeTableSync } from '../../../src/server/papers/index/encoder.js';
+import { decodeTable, openTable } from '../../../src/server/papers/index/parquet-read.js';
+import { IndexEncoder, encodeColumns, runToEnd } from '../../../src/server/papers/index/parquet-write.js';
+import type { TableSnapshot } from '../../../src/server/papers/index/snapshot.js';
+import type { IndexRow, RowMutation } from '../../../src/server/papers/index/row.js';
+import { IndexTable } from '../../../src/server/papers/index/table.js';
+import { StoreIndexPersistence } from '../../../src/server/papers/index-parquet.js';
+import { LocalObjectStore } from '../../../src/server/storage/local-store.js';
+
+const quiet = pino({ level: 'silent' });
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(path.join(os.tmpdir(), 'pks-lazy-table-'));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+const piece = fc.constantFrom('a', 'Z', '0', ' ', 'é', '\u0800', '\uffff', '😀');
+const text = fc.array(piece, { maxLength: 5 }).map((p) => p.join(''));
+const hexDigits = (n: number) => fc.array(fc.constantFrom(...'0123456789abcdef'), { minLength: n, maxLength: n });
+const sha = fc.option(
+  fc.oneof(
+    hexDigits(64).map((d) => d.join('')),
+    text,
+  ),
+  { nil: null },
+);
+const etag = fc.option(
+  fc.oneof(
+    hexDigits(32).map((d) => `"${d.join('')}"`),
+    text,
+  ),
+  { nil: null },
+);
+const time = fc.option(
+  fc.integer({ min: -5e12, max: 5e12 }).map((t) => new Date(t)),
+  { nil: null },
+);
+const size = fc.option(fc.integer({ min: 0, max: 2 ** 40 }), { nil: null });
+const str = fc.option(text, { nil: null });
+
+const cells = {
+  has_pdf: fc.boolean(),
+  has_md: fc.boolean(),
+  has_json: fc.boolean(),
+  image_count: fc.integer({ min: 0, max: 1000 }),
+  pdf_size_bytes: size,
+  md_size_bytes: size,
+  images_size_bytes: size,
+  pdf_sha256: sha,
+  md_sha256: sha,
+  pdf_etag: etag,
+  md_etag: etag,
+  pdf_uploaded_at: time,
+  md_uploaded_at: time,
+  images_uploaded_at: time,
+  updated_at: fc.integer({ min: 0, max: 5e12 }).map((t) => new Date(t)),
+  title: str,
+  authors: str,
+  categories: fc.option(fc.constantFrom('cs.LG', 'hep-th', 'math.AG'), { nil: null }),
+  doi: str,
+  openalex_id: str,
+  publication_date: str,
+  yymm: fc.constantFrom('2501', '2412', ''),
+};
+
+const rowOf = (id: string) => fc.record(cells).map((c): IndexRow => ({ preprint_id: id, key: id, ...c }));
+const newStyle = fc.integer({ min: 0, max: 9999 }).map((n) => `2501.${String(n).padStart(5, '0')}v${(n % 3) + 1}`);
+// Ids past ASCII too: their UTF-8 byte order differs from string order above U+E000.
+const ids = fc.uniqueArray(
+  fc.oneof(
+    newStyle,
+    fc.tuple(text, fc.constantFrom('v1', 'v2', '')).map(([t, v]) => t + v),
+  ),
+  {
+    minLength: 0,
+    maxLength: 60,
+  },
+);
+const table = ids.chain((list) => fc.tuple(...list.map(rowOf)));
+const mutation: fc.Arbitrary<RowMutation> = fc.record(cells, { requiredKeys: [] });
+
+/** What to do next to both tables (indices are taken modulo the row count). */
+const op = fc.oneof(
+  fc.record({ kind: fc.constant('row' as const), at: fc.nat() }),
+  fc.record({ kind: fc.constant('set' as const), at: fc.nat(), mutation }),
+  fc.record({ kind: fc.constant('add' as const), n: fc.integer({ min: 0, max: 99 }), cells: fc.record(cells) }),
+  fc.record({ kind: fc.constant('snapshot' as const) }),
+  fc.record({ kind: fc.constant('release' as const) }),
+  fc.record({ kind: fc.constant('column' as const), column: fc.constantFrom(...TEXT_COLUMNS) }),
+  fc.record({ kind: fc.constant('times' as const) }),
+  fc.record({ kind: fc.constant('hex' as const) }),
+  fc.record({ kind: fc.constant('decodeAll' as const) }),
+  fc.record({ kind: fc.constant('startDecode' as const) }),
+  fc.record({ kind: fc.constant('lookup' as const), at: fc.nat(), probe: fc.oneof(newStyle, text) }),
+);
+
+let files = 0;
+/** The rows written as this service writes them, in row groups of `groupRows`; the file's path and bytes. */
+async function writeRows(rows: readonly IndexRow[], groupRows: number): Promise<{ file: string; bytes: Buffer }> {
+  const source = IndexTable.fromRows(rows);
+  const snapshot = source.snapshot();
+  const bytes = Buffer.from(encodeColumns(snapshot.view(), groupRows));
+  snapshot.release();
+  const file = path.join(dir, `t${files++}.parquet`);
+  await writeFile(file, bytes);
+  return { file, bytes };
+}
+
+/**
+ * The rows an encoding holds (encodings are compared by content: the Snappy compressor's hash table carries over
+ * between calls, so equal pages may compress to different, equally valid, bytes).
+ */
+const rowsOf = async (bytes: Uint8Array): Promise<IndexRow[]> => [...(await decodeTable(bytes)).rows()];
+
+/** A snapshot's rows as they were when it was taken, encoded. */
+function encodeSnapshot(s: TableSnapshot): Buffer {
+  const pieces: Uint8Array[] = [];
+  runToEnd(new IndexEncoder().steps(s.view(), (piece) => void pieces.push(piece.slice()), s.changed));
+  return Buffer.concat(pieces);
+}
+
+const open = (file: string) => {
+  const fd = openSync(file, 'r');
+  return { fd, size: fstatSync(fd).size };
+};
+
+const closed = (fd: number) => {
+  try {
+    fstatSync(fd);
+    return false;
+  } catch (err) {
+    return (err as NodeJS.ErrnoException).code === 'EBADF';
+  }
+};
+
+/** The hot columns, read without decoding anything. */
+const hot = (t: IndexTable) => ({
+  ids: t.idSlice(0, t.length),
+  flags: FLAG_COLUMNS.map((k) => [...t.flags[k].subarray(0, t.length)]),
+  images: [...t.imageCount.subarray(0, t.length)],
+  uploaded: [...t.pdfUploadedAt.subarray(0, t.length)],
+});
+
+describe('a lazily decoded table reads and writes as the eager decode', () => {
+  it('writes and appends at every pause of `decodeAll`, then chunks and whole columns, match the eager table', async () => {
+    const write = fc.oneof(
+      fc.record({ kind: fc.constant('set' as const), at: fc.nat(), mutation }),
+      fc.record({ kind: fc.constant('add' as const), n: fc.integer({ min: 0, max: 99 }), cells: fc.record(cells) }),
+    );
+    await fc.assert(
+      fc.asyncProperty(
+        table.filter((r) => r.length > 0),
+        fc.integer({ min: 1, max: 7 }),
+        fc.array(write, { minLength: 1, maxLength: 400 }),
+        fc.tuple(fc.nat(), fc.nat()),
+        async (rows, g, writes, [a, b]) => {
+          const { file, bytes } = await writeRows(rows, g);
+          const eager = await decodeTable(bytes);
+          const { fd, size } = open(file);
+          const lazy = await openTable(fd, size);
+          let k = 0;
+          await lazy.decodeAll(async () => {
+            const w = writes[k++ % writes.length]!;
+            if (w.kind === 'set') {
+              lazy.set(w.at % lazy.length, w.mutation);
+              eager.set(w.at % eager.length, w.mutation);
+            } else {
+              const id = `2502.${String(w.n).padStart(5, '0')}v1`;
+              const row: IndexRow = { preprint_id: id, key: id, ...w.cells };
+              expect(lazy.upsert(row)).toBe(eager.upsert(row));
+            }
+          });
+          expect(lazy.partlyDecoded).toBe(false);
+          expect(closed(fd)).toBe(true);
+          // Slices of the text as the encoder's chunks read it (still per row group), then whole columns.
+          const n = lazy.length;
+          const [start, end] = [a % (n + 1), b % (n + 1)].sort((x, y) => x - y) as [number, number];
+          for (const c of TEXT_COLUMNS) expect(lazy.textSlice(c, start, end)).toEqual(eager.text[c].slice(start, end));
+          for (const c of TEXT_COLUMNS) expect(lazy.text[c]).toEqual(eager.text[c]);
+          expect([...lazy.rows()]).toEqual([...eager.rows()]);
+        },
+      ),
+      { numRuns: 60 },
+    );
+  });
+
+  it('rows, hot columns, snapshots and encodings match through random reads and writes', async () => {
+    await fc.assert(
+      fc.asyncProperty(table, fc.integer({ min: 1, max: 7 }), fc.array(op, { maxLength: 25 }), async (rows, g, ops) => {
+        const { file, bytes } = await writeRows(rows, g);
+        const eager = await decodeTable(bytes);
+        const { fd, size } = open(file);
+        const lazy = await openTable(fd, size);
+        expect(lazy.length).toBe(eager.length);
+        expect(lazy.sortedRows).toBe(eager.sortedRows);
+        expect(hot(lazy)).toEqual(hot(eager));
+        // Only hot columns were read: a file of two groups or more still has cold ones to decode.
+        if (rows.length > g) expect(lazy.partlyDecoded).toBe(true);
+        const snapshots: [TableSnapshot, TableSnapshot][] = [];
+        let background: Promise<void> | null = null;
+        for (const o of ops) {
+          const n = eager.length;
+          if (o.kind === 'row' && n > 0) expect(lazy.row(o.at % n)).toEqual(eager.row(o.at % n));
+          else if (o.kind === 'set' && n > 0) {
+            lazy.set(o.at % n, o.mutation);
+            eager.set(o.at % n, o.mutation);
+          } else if (o.kind === 'add') {
+            const id = `2502.${String(o.n).padStart(5, '0')}v1`;
+            const row: IndexRow = { preprint_id: id, key: id, ...o.cells };
+            expect(lazy.upsert(row)).toBe(eager.upsert(row));
+          } else if (o.kind === 'snapshot') snapshots.push([lazy.snapshot(), eager.snapshot()]);
+          else if (o.kind === 'release') snapshots.shift()?.forEach((s) => s.release());
+          else if (o.kind === 'column') expect(lazy.text[o.column]).toEqual(eager.text[o.column]);
+          else if (o.kind === 'times') {
+            for (const k of TIME_COLUMNS) expect(lazy.times[k].subarray(0, n)).toEqual(eager.times[k].subarray(0, n));
+          } else if (o.kind === 'hex') {
+            for (const k of HEX_COLUMNS) {
+              for (let i = 0; i < n; i++) expect(lazy.hex[k].get(i)).toBe(eager.hex[k].get(i));
+            }
+          } else if (o.kind === 'lookup') {
+            const known = n > 0 ? eager.idAt(o.at % n) : o.probe;
+            for (const id of [known, o.probe]) {
+              expect(lazy.indexOf(id)).toBe(eager.indexOf(id));
+              const paper = id.replace(/v\d+$/, '');
+              expect(lazy.versionsOf(paper)).toEqual(eager.versionsOf(paper));
+            }
+          } else if (o.kind === 'startDecode') {
+            // Runs a slice per turn from here on, between the next operations.
+            background ??= lazy.decodeAll(() => new Promise((resolve) => setImmediate(resolve)));
+          } else if (o.kind === 'decodeAll') {
+            await lazy.decodeAll(() => Promise.resolve());
+            expect(lazy.partlyDecoded).toBe(false);
+          }
+          expect(hot(lazy)).toEqual(hot(eager));
+          if (background !== null) await new Promise((resolve) => setImmediate(resolve));
+        }
+        await background;
+        // Snapshots taken across decodes and writes encode the rows as they were when taken.
+        for (const [a, b] of snapshots) {
+          expect(await rowsOf(encodeSnapshot(a))).toEqual(await rowsOf(encodeSnapshot(b)));
+          expect(a.changed).toEqual(b.changed);
+        }
+        expect([...lazy.rows()]).toEqual([...eager.rows()]);
+        // Nothing above read the id column whole: the ids stayed packed.
+        expect(lazy.packingIds).toBe(true);
+        expect(lazy.ids).toEqual(eager.ids);
+        expect(await rowsOf(encodeTableSync(lazy))).toEqual(await rowsOf(encodeTableSync(eager)));
+        expect(lazy.partlyDecoded).toBe(false);
+        expect(closed(fd)).toBe(true);
+      }),
+      { numRuns: 80 },
+    );
+  }, 180_000);
+
+  it('a write to a cold row is kept when its group is decoded later, and lookups find every row', async () => {
+    const rows = await fc.sample(table, { numRuns: 1, seed: 7 });
+    const list = rows[0]!.length > 0 ? rows[0]! : [(await fc.sample(rowOf('2501.00001v1'), 1))[0]!];
+    const { file, bytes } = await writeRows(list, 2);
+    const eager = await decodeTable(bytes);
+    const opened = open(file);
+    const lazy = await openTable(opened.fd, opened.size);
+    const last = lazy.length - 1;
+    lazy.set(last, { title: 'written before the decode', md_size_bytes: 12 });
+    eager.set(last, { title: 'written before the decode', md_size_bytes: 12 });
+    await lazy.decodeAll(() => Promise.resolve());
+    expect(lazy.row(last).title).toBe('written before the decode');
+    for (const r of eager.rows()) expect(lazy.row(lazy.indexOf(r.preprint_id)!)).toEqual(r);
+  });
+
+  it('a file in another layout is decoded at once, and a corrupt one throws and closes its descriptor', async () => {
+    const garbage = path.join(dir, 'garbage.parquet');
+    await writeFile(garbage, 'garbage');
+    const { fd, size } = open(garbage);
+    await expect(openTable(fd, size)).rejects.toThrow(/too short/);
+    expect(closed(fd)).toBe(true);
+
+    const truncated = path.join(dir, 'truncated.parquet');
+    const { bytes } = await writeRows((await fc.sample(table, { numRuns: 1, seed: 3 }))[0]!, 2);
+    await writeFile(truncated, bytes.subarray(bytes.length - 200));
+    const t = open(truncated);
+    await expect(openTable(t.fd, t.size)).rejects.toThrow();
+    expect(closed(t.fd)).toBe(true);
+  });
+});
+
+describe('through the store', () => {
+  it('a reload while the old lazy table is held, and the file replaced after the open, keep the old rows', async () => {
+    const [before, after] = await fc.sample(
+      table.filter((r) => r.length > 4),
+      { numRuns: 2, seed: 11 },
+    );
+    const raw = path.join(dir, 'raw');
+    const store = new LocalObjectStore(raw);
+    const publish = async (rows: readonly IndexRow[], expected: string | null) =>
+      store.writeIndexFile(
+        await new TableEncoder().encode(IndexTable.fromRows(rows), await store.indexTempPath()),
+        expected,
+      );
+    const first = await publish(before!, null);
+    const reader = new StoreIndexPersistence(store, quiet);
+    const old = (await reader.load(true))!;
+    reader.accept(); // installed (as `PaperIndex` does)
+    expect(old.length).toBe(before!.length);
+    // Another writer replaces the file; the reader reloads a new table while the old one is still undecoded.
+    await publish(after!, first);
+    const fresh = await reader.reload();
+    expect(fresh).not.toBe('unchanged');
+    reader.accept();
+    const expectedOld = [...IndexTable.fromRows(before!).rows()].sort((a, b) =>
+      a.preprint_id < b.preprint_id ? -1 : 1,
+    );
+    const expectedNew = [...IndexTable.fromRows(after!).rows()].sort((a, b) =>
+      a.preprint_id < b.preprint_id ? -1 : 1,
+    );
+    expect([...old.rows()]).toEqual(expectedOld);
+    expect([...(fresh as IndexTable).rows()]).toEqual(expectedNew);
+    expect(await reader.reload()).toBe('unchanged');
+  });
+});
