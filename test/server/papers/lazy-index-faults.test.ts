@@ -8,13 +8,10 @@ import { closeSync, fstatSync, openSync, readdirSync, statSync, utimesSync, writ
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parquetMetadata } from 'hyparquet';
 import { parquetWriteBuffer } from 'hyparquet-writer';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { INDEX_COLUMNS } from '../../../src/server/papers/index/columns.js';
 import { decodeTable, openTable } from '../../../src/server/papers/index/parquet-read.js';
-import { encodeColumns } from '../../../src/server/papers/index/parquet-write.js';
 import type { IndexRow } from '../../../src/server/papers/index/row.js';
 import { IndexTable } from '../../../src/server/papers/index/table.js';
 import { StoreIndexPersistence } from '../../../src/server/papers/index-parquet.js';
@@ -22,8 +19,16 @@ import { PaperIndex } from '../../../src/server/papers/paper-index.js';
 import { LocalObjectStore } from '../../../src/server/storage/local-store.js';
 import { UnavailableError } from '../../../src/shared/domain-errors.js';
 import { parsePreprintId, type VersionedPreprintId } from '../../../src/shared/ids.js';
+import {
+  corrupt,
+  encodeRows as encode,
+  indexOver as indexOverIn,
+  indexRow as row,
+  indexRows,
+  quiet,
+  storedRows,
+} from './lazy-index-fixtures.js';
 
-const quiet = pino({ level: 'silent' });
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'pks-lazy-faults-'));
@@ -32,79 +37,11 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function row(n: number, title: string | null, extra: Partial<IndexRow> = {}): IndexRow {
-  const id = `2501.${String(n).padStart(5, '0')}v1`;
-  return {
-    preprint_id: id,
-    key: id,
-    yymm: '2501',
-    has_pdf: true,
-    has_md: false,
-    has_json: false,
-    image_count: 1,
-    pdf_size_bytes: 100 + n,
-    md_size_bytes: null,
-    images_size_bytes: null,
-    pdf_sha256: 'a'.repeat(64),
-    md_sha256: null,
-    pdf_etag: null,
-    md_etag: null,
-    pdf_uploaded_at: new Date(1_700_000_000_000 + n),
-    md_uploaded_at: null,
-    images_uploaded_at: null,
-    updated_at: new Date(1_700_000_000_000 + n),
-    title,
-    authors: null,
-    categories: null,
-    doi: null,
-    openalex_id: null,
-    publication_date: null,
-    ...extra,
-  };
-}
-
-const sixRows = (title = 'title') => Array.from({ length: 6 }, (_, n) => row(n + 1, `${title} ${n + 1}`));
-
-/** The rows as this service writes them, in row groups of `groupRows` rows. */
-function encode(rows: IndexRow[], groupRows: number): Buffer {
-  const s = IndexTable.fromRows(rows).snapshot();
-  const bytes = Buffer.from(encodeColumns(s.view(), groupRows));
-  s.release();
-  return bytes;
-}
-
-/** The bytes of column `name`'s chunk in row group `g` overwritten (bit rot in a cold chunk). */
-function corrupt(bytes: Buffer, g: number, name: string): Buffer {
-  const meta = parquetMetadata(new Uint8Array(bytes).buffer);
-  const c = meta.row_groups[g]!.columns.find((x) => x.meta_data!.path_in_schema[0] === name)!;
-  const start = Number(c.meta_data!.data_page_offset);
-  const out = Buffer.from(bytes);
-  out.fill(0xff, start, start + Number(c.meta_data!.total_compressed_size));
-  return out;
-}
+const sixRows = (title = 'title') => indexRows(6, title);
+const indexOver = (bytes: Buffer) => indexOverIn(dir, bytes);
 
 let dirs = 0;
-/** A local store whose index file holds `bytes`, and an index over it (flushes only when asked). */
-async function indexOver(bytes: Buffer): Promise<{ index: PaperIndex; file: string; raw: string }> {
-  const raw = path.join(dir, `raw-${++dirs}`);
-  await mkdir(path.join(raw, 'index'), { recursive: true });
-  const file = path.join(raw, 'index', 'papers.parquet');
-  await writeFile(file, bytes);
-  const index = new PaperIndex(quiet, new StoreIndexPersistence(new LocalObjectStore(raw), quiet), {
-    flushDelayMs: 1e9,
-    reloadIntervalMs: 1e9,
-  });
-  await index.load();
-  return { index, file, raw };
-}
-
 const id = (s: string) => parsePreprintId(s) as VersionedPreprintId;
-
-/** The stored index file's rows, by id. */
-async function storedRows(file: string): Promise<Map<string, IndexRow>> {
-  const table = await decodeTable(await readFile(file));
-  return new Map([...table.rows()].map((r) => [r.preprint_id, r]));
-}
 
 describe('a cold column chunk that does not decode', () => {
   it('makes the index unavailable (as a bad file at the load did), found by the check after the load', async () => {

@@ -7,25 +7,28 @@
  */
 import type * as fs from 'node:fs';
 import { chmodSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
-import { mkdir, mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import { parquetMetadata } from 'hyparquet';
-import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { Catalog } from '../../../src/server/papers/catalog.js';
 import { decodeTable } from '../../../src/server/papers/index/parquet-read.js';
-import { encodeColumns } from '../../../src/server/papers/index/parquet-write.js';
-import type { IndexRow } from '../../../src/server/papers/index/row.js';
-import { IndexTable } from '../../../src/server/papers/index/table.js';
-import { StoreIndexPersistence } from '../../../src/server/papers/index-parquet.js';
-import { PaperIndex } from '../../../src/server/papers/paper-index.js';
 import { paperDetail } from '../../../src/server/papers/paper-detail.js';
 import { PaperService } from '../../../src/server/papers/service.js';
 import { batchStatus } from '../../../src/server/papers/status-batch.js';
-import { LocalObjectStore } from '../../../src/server/storage/local-store.js';
 import { UnavailableError } from '../../../src/shared/domain-errors.js';
 import { parsePreprintId, type VersionedPreprintId } from '../../../src/shared/ids.js';
+import {
+  chunkAt,
+  corrupt,
+  encodeRows as encode,
+  indexOver as indexOverIn,
+  indexRow as row,
+  indexRows as rowsN,
+  quiet,
+  storedRows,
+} from './lazy-index-fixtures.js';
 
 /** `armed`: the next `readSync` of the process fails once with EIO (a transient disk error). */
 const fault = vi.hoisted(() => ({ armed: false }));
@@ -41,7 +44,6 @@ vi.mock('node:fs', async (importOriginal) => {
   return { ...real, default: { ...real, readSync }, readSync };
 });
 
-const quiet = pino({ level: 'silent' });
 let dir: string;
 beforeAll(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'pks-lazy-review-'));
@@ -50,86 +52,16 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-function row(n: number, title: string | null): IndexRow {
-  const id = `2501.${String(n).padStart(5, '0')}v1`;
-  return {
-    preprint_id: id,
-    key: id,
-    yymm: '2501',
-    has_pdf: true,
-    has_md: false,
-    has_json: false,
-    image_count: 1,
-    pdf_size_bytes: 100 + n,
-    md_size_bytes: null,
-    images_size_bytes: null,
-    pdf_sha256: 'a'.repeat(64),
-    md_sha256: null,
-    pdf_etag: null,
-    md_etag: null,
-    pdf_uploaded_at: new Date(1_700_000_000_000 + n),
-    md_uploaded_at: null,
-    images_uploaded_at: null,
-    updated_at: new Date(1_700_000_000_000 + n),
-    title,
-    authors: null,
-    categories: null,
-    doi: null,
-    openalex_id: null,
-    publication_date: null,
-  };
-}
-
-const rowsN = (n: number, title = 'title') => Array.from({ length: n }, (_, k) => row(k + 1, `${title} ${k + 1}`));
+const indexOver = (bytes: Buffer) => indexOverIn(dir, bytes);
 const id = (s: string) => parsePreprintId(s) as VersionedPreprintId;
 const turns = async (n: number) => {
   for (let k = 0; k < n; k++) await new Promise((resolve) => setImmediate(resolve));
 };
 
-/** The rows as this service writes them, `groupRows` rows per row group. */
-function encode(rows: IndexRow[], groupRows: number): Buffer {
-  const s = IndexTable.fromRows(rows).snapshot();
-  const bytes = Buffer.from(encodeColumns(s.view(), groupRows));
-  s.release();
-  return bytes;
-}
-
-/** Where group `g`'s chunk of column `name` is in the file. */
-function chunkAt(bytes: Buffer, g: number, name: string): { start: number; length: number } {
-  const meta = parquetMetadata(new Uint8Array(bytes).buffer);
-  const c = meta.row_groups[g]!.columns.find((x) => x.meta_data!.path_in_schema[0] === name)!;
-  return { start: Number(c.meta_data!.data_page_offset), length: Number(c.meta_data!.total_compressed_size) };
-}
-
-/** Group `g`'s chunk of column `name` overwritten with 0xff (it does not decode). */
-function corrupt(bytes: Buffer, g: number, name: string): Buffer {
-  const { start, length } = chunkAt(bytes, g, name);
-  const out = Buffer.from(bytes);
-  out.fill(0xff, start, start + length);
-  return out;
-}
-
-let dirs = 0;
-async function indexOver(bytes: Buffer) {
-  const raw = path.join(dir, `raw-${++dirs}`);
-  await mkdir(path.join(raw, 'index'), { recursive: true });
-  const file = path.join(raw, 'index', 'papers.parquet');
-  await writeFile(file, bytes);
-  const persistence = new StoreIndexPersistence(new LocalObjectStore(raw), quiet);
-  const index = new PaperIndex(quiet, persistence, { flushDelayMs: 1e9, reloadIntervalMs: 1e9 });
-  await index.load();
-  return { index, file, persistence };
-}
-
 /** Replaces the index file by a rename, as a writer (another instance) does. */
 async function replaceFile(file: string, bytes: Buffer): Promise<void> {
   await writeFile(`${file}.tmp`, bytes);
   await rename(`${file}.tmp`, file);
-}
-
-async function storedRows(file: string): Promise<Map<string, IndexRow>> {
-  const table = await decodeTable(await readFile(file));
-  return new Map([...table.rows()].map((r) => [r.preprint_id, r]));
 }
 
 const unavailableError = (err: unknown) => err instanceof UnavailableError && err.retryAfterSeconds === 60;

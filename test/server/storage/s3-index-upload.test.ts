@@ -7,14 +7,12 @@
  */
 import { existsSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
-import pino from 'pino';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { createS3Clients, type S3Clients } from '../../../src/server/storage/s3-client.js';
-import { S3ObjectStore } from '../../../src/server/storage/s3-store.js';
+import type { S3ObjectStore } from '../../../src/server/storage/s3-store.js';
+import { loopbackS3, type LoopbackS3 } from './loopback-s3.js';
 
 type Answer = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
@@ -37,8 +35,7 @@ const slowDown = afterBody((_, response) => xmlError(response, 503, 'SlowDown'))
 const reset: Answer = (request) => request.socket.destroy();
 
 let dir: string;
-let server: http.Server;
-let clients: S3Clients;
+let s3: LoopbackS3;
 let store: S3ObjectStore;
 /** The answers to give, one per request, in order. */
 let answers: Answer[];
@@ -48,27 +45,12 @@ beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'pks-s3-index-'));
   answers = [];
   requests = 0;
-  server = http.createServer((request, response) => answers[requests++]!(request, response));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  clients = createS3Clients(
-    {
-      endpoint: `http://127.0.0.1:${port}`,
-      publicEndpoint: null,
-      region: 'us-east-1',
-      accessKeyId: 'test',
-      secretAccessKey: 'test-secret',
-      buckets: { pdf: 'pdf', markdown: 'markdown', images: 'images' },
-    },
-    null,
-  );
-  store = new S3ObjectStore(clients, pino({ level: 'silent' }), { tempDir: path.join(dir, 'index-tmp') });
+  s3 = await loopbackS3(path.join(dir, 'index-tmp'), (request, response) => answers[requests++]!(request, response));
+  store = s3.store;
 });
 
 afterEach(async () => {
-  clients.destroy();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await s3.close();
   await rm(dir, { recursive: true, force: true });
 });
 

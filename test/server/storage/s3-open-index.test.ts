@@ -5,48 +5,29 @@
  */
 import { readdirSync, readlinkSync, readSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
-import http from 'node:http';
-import type { AddressInfo } from 'node:net';
+import type http from 'node:http';
 import os from 'node:os';
 import path from 'node:path';
 import pino from 'pino';
 import { afterEach, beforeEach, expect, it } from 'vitest';
-import { encodeColumns } from '../../../src/server/papers/index/parquet-write.js';
-import type { IndexRow } from '../../../src/server/papers/index/row.js';
-import { IndexTable } from '../../../src/server/papers/index/table.js';
 import { StoreIndexPersistence } from '../../../src/server/papers/index-parquet.js';
 import { PaperIndex } from '../../../src/server/papers/paper-index.js';
-import { createS3Clients, type S3Clients } from '../../../src/server/storage/s3-client.js';
-import { S3ObjectStore } from '../../../src/server/storage/s3-store.js';
+import type { S3ObjectStore } from '../../../src/server/storage/s3-store.js';
+import { encodeRows, indexRow } from '../papers/lazy-index-fixtures.js';
+import { loopbackS3, type LoopbackS3 } from './loopback-s3.js';
 
 let dir: string;
-let server: http.Server;
-let clients: S3Clients;
+let s3: LoopbackS3;
 let store: S3ObjectStore;
 let answer: (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 beforeEach(async () => {
   dir = await mkdtemp(path.join(os.tmpdir(), 'pks-s3-open-index-'));
-  server = http.createServer((q, r) => answer(q, r));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  clients = createS3Clients(
-    {
-      endpoint: `http://127.0.0.1:${port}`,
-      publicEndpoint: null,
-      region: 'us-east-1',
-      accessKeyId: 'test',
-      secretAccessKey: 'test-secret',
-      buckets: { pdf: 'pdf', markdown: 'markdown', images: 'images' },
-    },
-    null,
-  );
-  store = new S3ObjectStore(clients, pino({ level: 'silent' }), { tempDir: path.join(dir, 'tmp') });
+  s3 = await loopbackS3(path.join(dir, 'tmp'), (q, r) => answer(q, r));
+  store = s3.store;
 });
 afterEach(async () => {
-  clients.destroy();
-  server.closeAllConnections();
-  await new Promise((resolve) => server.close(resolve));
+  await s3.close();
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -99,39 +80,16 @@ it('connection reset mid-body: rejects, no temp file, no descriptor', async () =
 
 /** An index of `n` rows titled `title …`, in row groups of 2 rows (a lazy table keeps its file open). */
 function indexBytes(title: string, n = 6): Buffer {
-  const rows = Array.from({ length: n }, (_, k): IndexRow => {
-    const id = `2501.${String(k + 1).padStart(5, '0')}v1`;
-    return {
-      preprint_id: id,
-      key: id,
-      yymm: '2501',
-      has_pdf: true,
-      has_md: false,
-      has_json: false,
+  const rows = Array.from({ length: n }, (_, k) =>
+    indexRow(k + 1, `${title} ${k + 1}`, {
       image_count: 0,
       pdf_size_bytes: null,
-      md_size_bytes: null,
-      images_size_bytes: null,
       pdf_sha256: null,
-      md_sha256: null,
-      pdf_etag: null,
-      md_etag: null,
       pdf_uploaded_at: null,
-      md_uploaded_at: null,
-      images_uploaded_at: null,
       updated_at: new Date(1_700_000_000_000),
-      title: `${title} ${k + 1}`,
-      authors: null,
-      categories: null,
-      doi: null,
-      openalex_id: null,
-      publication_date: null,
-    };
-  });
-  const snapshot = IndexTable.fromRows(rows).snapshot();
-  const bytes = Buffer.from(encodeColumns(snapshot.view(), 2));
-  snapshot.release();
-  return bytes;
+    }),
+  );
+  return encodeRows(rows, 2);
 }
 
 it('40 reloads of a changed index: the replaced tables’ temp copies are closed at once', async () => {

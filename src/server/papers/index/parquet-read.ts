@@ -154,7 +154,7 @@ function readChunk(
  * `[rowStart, rowEnd)` — a page that would run past the chunk's bytes or the group's rows is a corrupt file (it
  * could loop for ever, or overwrite a neighbouring group's rows) — pausing (a `yield`)
  * after the read, after each page's decompression and after every `sliceRows` values: an asynchronous decode of a
- * 131,072-row group holds the event loop a few milliseconds at a time.
+ * row group holds the event loop a few milliseconds at a time.
  */
 function* chunkSlices(
   read: () => Uint8Array,
@@ -597,7 +597,7 @@ class FileColdSource implements ColdSource {
       }
       throw err;
     } finally {
-      // A failed or finished chunk gives its buffers (up to ~9 MiB for 131,072 digests) back at once.
+      // A failed or finished chunk gives its buffers (~9 MiB for 131,072 digests) back at once.
       if (done) {
         this.pending.delete(group);
         pending.reader.free();
