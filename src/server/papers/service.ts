@@ -331,11 +331,11 @@ export class PaperService implements DownloadStager {
     const claims = await this.claims.active(new Date());
     let totalClaimed = 0;
     let total: number;
-    const papers: NeedsParserPaper[] = [];
+    let papers: NeedsParserPaper[];
     try {
       for (const id of claims.keys()) if (index.isNeedsParser(id)) totalClaimed++;
       total = index.needsParserCount;
-      this.needsParserPage(papers, limit, includeClaimed, claims);
+      papers = this.needsParserPage(limit, includeClaimed, claims);
     } catch (err) {
       // The index file failed to decode under this request (or while it awaited the claims): the index is
       // unavailable now, answered as such.
@@ -352,11 +352,11 @@ export class PaperService implements DownloadStager {
   }
 
   private needsParserPage(
-    papers: NeedsParserPaper[],
     limit: number,
     includeClaimed: boolean,
     claims: ReadonlyMap<string, Claim>,
-  ): void {
+  ): NeedsParserPaper[] {
+    const papers: NeedsParserPaper[] = [];
     for (const r of this.catalog.index.needsParser()) {
       if (papers.length >= limit) break;
       const claim = claims.get(r.preprint_id) ?? null;
@@ -372,5 +372,6 @@ export class PaperService implements DownloadStager {
       });
       if (papers.length >= limit) break; // no row read past the page (an opened index decodes its row group)
     }
+    return papers;
   }
 }

@@ -19,6 +19,7 @@ import { IndexTable } from '../../../src/server/papers/index/table.js';
 import { PaperIndex } from '../../../src/server/papers/paper-index.js';
 import { requireUploadId } from '../../../src/shared/ids.js';
 import pino from 'pino';
+import { foreignLayoutFile } from './lazy-index-fixtures.js';
 
 const hex = (n: number) => randomBytes(n).toString('hex');
 
@@ -99,20 +100,7 @@ describe('Parquet codec of the columnar index', () => {
 
   it('reads a PLAIN file whose image_count is INT64 (pandas’ default) through the fallback', async () => {
     const rows = Array.from({ length: 300 }, (_, i) => row(i));
-    const columnData = INDEX_COLUMNS.map((c) => {
-      const type = c.name === 'image_count' ? 'INT64' : c.type;
-      return {
-        name: c.name,
-        type,
-        nullable: c.nullable,
-        encoding: 'PLAIN',
-        data: rows.map((r) => {
-          const v = r[c.name];
-          return type === 'INT64' && v !== null ? BigInt(v as number) : v;
-        }),
-      };
-    });
-    const bytes = Buffer.from(parquetWriteBuffer({ columnData: columnData as never, codec: 'SNAPPY' }));
+    const bytes = foreignLayoutFile(rows, { image_count: 'INT64' });
     const decoded = await decodeTable(bytes);
     expect([...decoded.rows()]).toEqual(rows);
   });

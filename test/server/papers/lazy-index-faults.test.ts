@@ -4,15 +4,12 @@
  * the loaded table, a foreign layout found only in a cold chunk's metadata. And replaced tables give their file
  * descriptors back at once, not at a garbage collection.
  */
-import { closeSync, fstatSync, openSync, readdirSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import { closeSync, fstatSync, openSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
-import { parquetWriteBuffer } from 'hyparquet-writer';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { INDEX_COLUMNS } from '../../../src/server/papers/index/columns.js';
 import { decodeTable, openTable } from '../../../src/server/papers/index/parquet-read.js';
-import type { IndexRow } from '../../../src/server/papers/index/row.js';
 import { IndexTable } from '../../../src/server/papers/index/table.js';
 import { StoreIndexPersistence } from '../../../src/server/papers/index-parquet.js';
 import { PaperIndex } from '../../../src/server/papers/paper-index.js';
@@ -21,6 +18,7 @@ import { UnavailableError } from '../../../src/shared/domain-errors.js';
 import { parsePreprintId, type VersionedPreprintId } from '../../../src/shared/ids.js';
 import {
   corrupt,
+  foreignLayoutFile,
   encodeRows as encode,
   indexOver as indexOverIn,
   indexRow as row,
@@ -28,6 +26,7 @@ import {
   quiet,
   storedRows,
 } from './lazy-index-fixtures.js';
+import { openDescriptorCount } from '../../support/descriptors.js';
 
 let dir: string;
 beforeAll(async () => {
@@ -62,9 +61,9 @@ describe('a cold column chunk that does not decode', () => {
     const { index, raw } = await indexOver(encode(sixRows(), 2));
     await index.close();
     writeFileSync(path.join(raw, 'index', 'papers.parquet'), corrupt(encode(sixRows(), 2), 2, 'doi'));
-    const fds = readdirSync('/proc/self/fd').length;
+    const fds = openDescriptorCount();
     await expect(new StoreIndexPersistence(new LocalObjectStore(raw), quiet).load()).rejects.toThrow(/row group 2/);
-    expect(readdirSync('/proc/self/fd').length).toBeLessThanOrEqual(fds);
+    expect(openDescriptorCount()).toBeLessThanOrEqual(fds);
   });
 
   it('a read of a row in the bad group: the unavailable-index answer (503), never a decode error', async () => {
@@ -189,8 +188,6 @@ describe('the index file rewritten in place under a loaded table', () => {
 });
 
 describe('descriptors', () => {
-  const openFds = () => readdirSync('/proc/self/fd').length;
-
   it('40 reloads after peer flushes keep the count of open descriptors bounded (no wait for a collection)', async () => {
     const raw = path.join(dir, 'reloads');
     const store = new LocalObjectStore(raw);
@@ -203,7 +200,7 @@ describe('descriptors', () => {
     await reader.load();
     // Listings of some old tables are still held while they are replaced.
     const held: unknown[] = [];
-    const start = openFds();
+    const start = openDescriptorCount();
     let max = start;
     for (let k = 0; k < 40; k++) {
       const peer = new StoreIndexPersistence(store, quiet);
@@ -213,45 +210,25 @@ describe('descriptors', () => {
       // (Hot columns only: a row read would decode the file's one row group and close it.)
       held.push(k % 10 === 0 ? reader.listing('id') : reader.stats());
       await reader.reload();
-      max = Math.max(max, openFds());
+      max = Math.max(max, openDescriptorCount());
     }
     expect(reader.get('2501.00001v1')!.title).toBe('peer 39');
     expect(held).toHaveLength(40);
     expect(max - start).toBeLessThanOrEqual(3);
-    expect(openFds() - start).toBeLessThanOrEqual(1);
+    expect(openDescriptorCount() - start).toBeLessThanOrEqual(1);
     await reader.close();
-    expect(openFds()).toBeLessThanOrEqual(start);
+    expect(openDescriptorCount()).toBeLessThanOrEqual(start);
   });
 });
 
 describe('a foreign layout seen only in a cold chunk', () => {
-  /** Rows written by hyparquet-writer, PLAIN pages (as this service's reader decodes), some columns retyped. */
-  function foreign(rows: IndexRow[], types: Record<string, string>): Buffer {
-    const columnData = INDEX_COLUMNS.map((c) => {
-      const type = types[c.name] ?? c.type;
-      return {
-        name: c.name,
-        type,
-        nullable: c.nullable,
-        encoding: 'PLAIN',
-        data: rows.map((r) => {
-          const v = r[c.name];
-          return type === 'INT64' && v !== null ? BigInt(v as number) : v;
-        }),
-      };
-    });
-    return Buffer.from(
-      parquetWriteBuffer({ columnData: columnData as never, codec: 'SNAPPY', rowGroupSize: 100 } as never),
-    );
-  }
-
   it.each([
     ['pdf_size_bytes as INT32 (a cold column)', { pdf_size_bytes: 'INT32' }],
     ['image_count as INT64, pandas’ default (a hot column)', { image_count: 'INT64' }],
   ])('%s: read whole at the open, every value as written', async (_, types) => {
     const rows = Array.from({ length: 300 }, (_, n) => row(n + 1, n % 3 ? `t${n}` : null, { image_count: n % 4 }));
     const file = path.join(dir, `foreign-${Object.keys(types)[0]}.parquet`);
-    writeFileSync(file, foreign(rows, types));
+    writeFileSync(file, foreignLayoutFile(rows, types, 100));
     const fd = openSync(file, 'r');
     const table = await openTable(fd, fstatSync(fd).size);
     expect(table.partlyDecoded).toBe(false);

@@ -6,7 +6,9 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import path from 'node:path';
 import { parquetMetadata } from 'hyparquet';
+import { parquetWriteBuffer } from 'hyparquet-writer';
 import pino from 'pino';
+import { INDEX_COLUMNS } from '../../../src/server/papers/index/columns.js';
 import { decodeTable } from '../../../src/server/papers/index/parquet-read.js';
 import { encodeColumns } from '../../../src/server/papers/index/parquet-write.js';
 import type { IndexRow } from '../../../src/server/papers/index/row.js';
@@ -59,6 +61,29 @@ export function encodeRows(rows: IndexRow[], groupRows: number): Buffer {
   const bytes = Buffer.from(encodeColumns(s.view(), groupRows));
   s.release();
   return bytes;
+}
+
+/**
+ * The rows as another writer lays them out (hyparquet-writer, PLAIN pages, which this service's reader decodes), with
+ * the physical types of some columns changed (`{ image_count: 'INT64' }`, pandas' default); `rowGroupSize` rows per
+ * group, the writer's default when not given.
+ */
+export function foreignLayoutFile(rows: IndexRow[], types: Record<string, string>, rowGroupSize?: number): Buffer {
+  const columnData = INDEX_COLUMNS.map((c) => {
+    const type = types[c.name] ?? c.type;
+    return {
+      name: c.name,
+      type,
+      nullable: c.nullable,
+      encoding: 'PLAIN',
+      data: rows.map((r) => {
+        const v = r[c.name];
+        return type === 'INT64' && v !== null ? BigInt(v as number) : v;
+      }),
+    };
+  });
+  const options = { columnData: columnData as never, codec: 'SNAPPY', ...(rowGroupSize ? { rowGroupSize } : {}) };
+  return Buffer.from(parquetWriteBuffer(options as never));
 }
 
 /** Where group `g`'s chunk of column `name` is in the file. */

@@ -6,7 +6,7 @@
  * descriptor kept after `close`, and a chmod that forced a 503.
  */
 import type * as fs from 'node:fs';
-import { chmodSync, readdirSync, renameSync, writeFileSync } from 'node:fs';
+import { chmodSync, renameSync, writeFileSync } from 'node:fs';
 import { mkdtemp, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
@@ -29,6 +29,7 @@ import {
   quiet,
   storedRows,
 } from './lazy-index-fixtures.js';
+import { openDescriptorCount } from '../../support/descriptors.js';
 
 /** `armed`: the next `readSync` of the process fails once with EIO (a transient disk error). */
 const fault = vi.hoisted(() => ({ armed: false }));
@@ -266,15 +267,14 @@ describe('a reload of a good object after the loaded table failed under it', () 
 
 describe('close', () => {
   it('gives the descriptor of a partly decoded table back', async () => {
-    const openFds = () => readdirSync('/proc/self/fd').length;
-    const start = openFds();
+    const start = openDescriptorCount();
     for (let k = 0; k < 5; k++) {
       const { index } = await indexOver(encode(rowsN(6), 2));
       await turns(100);
       expect(index.get('2501.00001v1')?.title).toBe('title 1'); // group 0 decoded, groups 1 and 2 not
       await index.close();
     }
-    expect(openFds() - start).toBe(0);
+    expect(openDescriptorCount() - start).toBe(0);
   });
 });
 

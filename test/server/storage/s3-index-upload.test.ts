@@ -5,7 +5,7 @@
  * retries a streamed body, so the store does; and a body stream is closed whatever the answer, so a removed temp
  * file's space is not held by an open descriptor.
  */
-import { existsSync, readdirSync, readlinkSync, writeFileSync } from 'node:fs';
+import { existsSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type http from 'node:http';
 import os from 'node:os';
@@ -13,6 +13,7 @@ import path from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { S3ObjectStore } from '../../../src/server/storage/s3-store.js';
 import { loopbackS3, type LoopbackS3 } from './loopback-s3.js';
+import { openDescriptorTargets } from '../../support/descriptors.js';
 
 type Answer = (request: http.IncomingMessage, response: http.ServerResponse) => void;
 
@@ -62,16 +63,7 @@ async function indexFile(size = 4 * 1024 * 1024): Promise<{ path: string; size: 
 }
 
 /** This process's descriptors open on `file` (a removed file shows as `<path> (deleted)`). */
-const descriptorsOn = (file: string): string[] =>
-  readdirSync('/proc/self/fd')
-    .map((fd) => {
-      try {
-        return readlinkSync(`/proc/self/fd/${fd}`);
-      } catch {
-        return '';
-      }
-    })
-    .filter((target) => target.startsWith(file));
+const descriptorsOn = (file: string): string[] => openDescriptorTargets().filter((target) => target.startsWith(file));
 
 /** Waits until no descriptor is open on `file`; fails after 10 s with the ones still open. */
 async function noDescriptorOn(file: string): Promise<void> {

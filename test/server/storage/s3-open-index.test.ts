@@ -3,7 +3,7 @@
  * mid-body moto cannot give): the index is downloaded into the temp area, opened, and unlinked at once, so no temp
  * file is left and only the open descriptor pins the copy — which a replaced table closes at once (40 reloads).
  */
-import { readdirSync, readlinkSync, readSync } from 'node:fs';
+import { readdirSync, readSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import type http from 'node:http';
 import os from 'node:os';
@@ -15,6 +15,7 @@ import { PaperIndex } from '../../../src/server/papers/paper-index.js';
 import type { S3ObjectStore } from '../../../src/server/storage/s3-store.js';
 import { encodeRows, indexRow } from '../papers/lazy-index-fixtures.js';
 import { loopbackS3, type LoopbackS3 } from './loopback-s3.js';
+import { openDescriptorTargets } from '../../support/descriptors.js';
 
 let dir: string;
 let s3: LoopbackS3;
@@ -31,16 +32,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const onTmp = () =>
-  readdirSync('/proc/self/fd')
-    .map((fd) => {
-      try {
-        return readlinkSync(`/proc/self/fd/${fd}`);
-      } catch {
-        return '';
-      }
-    })
-    .filter((t) => t.startsWith(path.join(dir, 'tmp')));
+const onTmp = () => openDescriptorTargets().filter((t) => t.startsWith(path.join(dir, 'tmp')));
 
 it('200: an open descriptor on an unlinked temp file with the body; nothing left in the temp dir', async () => {
   answer = (_, res) => {
