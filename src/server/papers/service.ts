@@ -5,6 +5,7 @@
  */
 import type { Readable } from 'node:stream';
 import type { Logger } from 'pino';
+import type { PaperStats } from '../../shared/api/parser-claims.js';
 import { ConflictError, NotFoundError, UnavailableError } from '../../shared/domain-errors.js';
 import {
   legacyPaperKeys,
@@ -71,20 +72,6 @@ export interface ClaimRecord {
   /** The stored PDF's sha256, when its metadata has one. */
   readonly pdf_sha256?: string;
 }
-
-/** `GET /api/papers/stats` (CONTRACT §4.3): `{available: false}` exactly when the index is unavailable. */
-export type PaperStats =
-  | { readonly available: false }
-  | {
-      readonly available: true;
-      readonly total: number;
-      readonly has_pdf: number;
-      readonly has_md: number;
-      readonly has_json: number;
-      readonly needs_parser: number;
-      readonly total_images: number;
-      readonly loaded_at: string | null;
-    };
 
 /** One paper of the needs-parser queue (CONTRACT §9.2). */
 export interface NeedsParserPaper {

@@ -6,6 +6,22 @@
 import { Type, type Static } from '@sinclair/typebox';
 import { Nullable, Sha256, Timestamp } from './common.js';
 
+/** `GET /api/papers/stats` (CONTRACT §4.3): `{available: false}` exactly when the index is unavailable. */
+export const PaperStats = Type.Union([
+  Type.Object({ available: Type.Literal(false) }),
+  Type.Object({
+    available: Type.Literal(true),
+    total: Type.Integer(),
+    has_pdf: Type.Integer(),
+    has_md: Type.Integer(),
+    has_json: Type.Integer(),
+    needs_parser: Type.Integer(),
+    total_images: Type.Integer(),
+    loaded_at: Nullable(Timestamp()),
+  }),
+]);
+export type PaperStats = Static<typeof PaperStats>;
+
 /** `GET /api/papers/needs-parser`: one paper with a PDF and no markdown. */
 export const NeedsParserPaper = Type.Object({
   preprint_id: Type.String(),

@@ -21,7 +21,7 @@ export type {
   PaperMetadata,
   PaperVersion,
 } from '../../../src/shared/api/registry.js';
-export type { NeedsParserPage, PaperStats } from '../../../src/server/papers/service.js';
+export type { NeedsParser as NeedsParserPage, PaperStats } from '../../../src/shared/api/parser-claims.js';
 export type { PullBody, SyncStatusBody } from '../../../src/server/wiki/service.js';
 export type {
   PageDetailResponse,
