@@ -90,7 +90,9 @@ describe('revocation reaches every instance within 1 s', () => {
     await admin.connect();
     try {
       const { rows } = await admin.query<{ ok: boolean }>(
-        `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE application_name = 'pksd listener b'`,
+        // This file's database only: other files run instances named `b` on the same cluster at the same time.
+        `SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity
+         WHERE application_name = 'pksd listener b' AND datname = current_database()`,
       );
       expect(rows.map((r) => r.ok)).toEqual([true]);
     } finally {
@@ -104,7 +106,7 @@ describe('revocation reaches every instance within 1 s', () => {
       await admin2.connect();
       try {
         const { rowCount } = await admin2.query(
-          `SELECT 1 FROM pg_stat_activity WHERE application_name = 'pksd listener b'`,
+          `SELECT 1 FROM pg_stat_activity WHERE application_name = 'pksd listener b' AND datname = current_database()`,
         );
         return rowCount === 1;
       } finally {
