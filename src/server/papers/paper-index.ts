@@ -10,6 +10,7 @@ import { idFromStem, parsePreprintId, type VersionedPreprintId } from '../../sha
 import { applyPending, definedOnly } from './index/pending.js';
 import { emptyRow, type IndexRow, type RowMutation } from './index/row.js';
 import { ColdReadError, IndexTable } from './index/table.js';
+import { freeNow } from './index/free-now.js';
 import { rowsByTimeDescending } from './index/time-order.js';
 import { SortedList } from './sorted-list.js';
 
@@ -89,8 +90,8 @@ export interface RowListing {
 }
 
 interface ListOrders {
-  readonly updatedAt: SortedList<number>;
-  readonly id: SortedList<number>;
+  readonly updatedAt: SortedList;
+  readonly id: SortedList;
 }
 
 /** The answer while the index cannot be read (as `requireIndex` gives it). */
@@ -110,7 +111,7 @@ export class PaperIndex {
   /** The §4.3 counters, kept exact on every row change (stats never scans). */
   private counts: Counters = zeroCounters();
   /** Row numbers with `has_pdf` and not `has_md`, in the §9.2 order (needs-parser never scans or sorts). */
-  private readonly candidates = new SortedList<number>((a, b) => this.compareCandidates(a, b));
+  private readonly candidates = new SortedList((a, b) => this.compareCandidates(a, b));
   /**
    * The §18.2 list orders: built at the first list request after a load (a load does not pay for them), then kept
    * exact on every row change like the needs-parser order, so a page never sorts the table.
@@ -194,7 +195,7 @@ export class PaperIndex {
     if (f.has_md[i] === 1) this.counts.hasMd += sign;
     if (f.has_json[i] === 1) this.counts.hasJson += sign;
     if (this.isCandidate(i)) this.counts.needsParser += sign;
-    this.counts.images += sign * this.table.imageCount[i]!;
+    this.counts.images += sign * this.table.imageCountAt(i);
   }
 
   private replace(table: IndexTable): void {
@@ -205,24 +206,28 @@ export class PaperIndex {
     if (table.partlyDecoded) this.validate(table);
     // `count` and `isCandidate` of every row, over the columns directly (2.6M rows at a start).
     const { has_pdf: pdf, has_md: md, has_json: json } = table.flags;
-    const images = table.imageCount;
     const counts = zeroCounters();
-    const candidates: number[] = [];
+    counts.images = table.imageTotal();
     for (let i = 0; i < table.length; i++) {
       if (json[i] === 1) counts.hasJson++;
-      counts.images += images[i]!;
       if (md[i] === 1) counts.hasMd++;
       if (pdf[i] !== 1) continue;
       counts.hasPdf++;
-      if (md[i] !== 1) candidates.push(i);
+      if (md[i] !== 1) counts.needsParser++;
     }
-    counts.needsParser = candidates.length;
     this.counts = counts;
+    // The candidates' row numbers in typed arrays freed at once: a load leaves no 1.5M-element garbage behind.
+    const candidates = new Int32Array(counts.needsParser);
+    for (let i = 0, k = 0; k < candidates.length; i++) if (pdf[i] === 1 && md[i] !== 1) candidates[k++] = i;
     // Candidates in row order: inside the sorted prefix that is id order, so a stable sort by `pdf_uploaded_at`
     // alone gives the §9.2 order (the radix sort's, property-tested in time-order.property.test.ts).
     const inIdOrder = candidates.length === 0 || candidates[candidates.length - 1]! < table.sortedRows;
-    if (inIdOrder) this.candidates.resetSorted(rowsByTimeDescending(candidates, table.pdfUploadedAt));
-    else this.candidates.reset(candidates);
+    if (inIdOrder) {
+      const order = rowsByTimeDescending(candidates, table.pdfUploadedAt);
+      this.candidates.resetSorted(order);
+      freeNow(order);
+    } else this.candidates.reset(Array.from(candidates));
+    freeNow(candidates);
     this.orders = null;
     this.doiRows = null;
   }
@@ -483,12 +488,14 @@ export class PaperIndex {
     this.read((table) => table.text);
     if (this.orders === null) {
       const all = Array.from({ length: this.table.length }, (_, i) => i);
-      const updatedAt = new SortedList<number>((a, b) => this.compareUpdated(a, b));
-      const id = new SortedList<number>((a, b) => this.compareIds(a, b));
+      const updatedAt = new SortedList((a, b) => this.compareUpdated(a, b));
+      const id = new SortedList((a, b) => this.compareIds(a, b));
       // All rows in the sorted prefix: row order is id order (see `replace`); `updated_at` is never null.
       const inIdOrder = this.table.length === this.table.sortedRows;
       if (inIdOrder) {
-        updatedAt.resetSorted(rowsByTimeDescending(all, this.table.times.updated_at));
+        const order = rowsByTimeDescending(all, this.table.times.updated_at);
+        updatedAt.resetSorted(order);
+        freeNow(order);
         id.resetSorted(all);
       } else {
         updatedAt.reset(all.slice());

@@ -163,7 +163,7 @@ describe('PaperIndex counters and needs-parser order', () => {
 describe('SortedList', () => {
   it('matches a sorted array under random inserts and removes across block splits', () => {
     const next = mulberry32(7);
-    const list = new SortedList<number>((a, b) => a - b);
+    const list = new SortedList((a, b) => a - b);
     const reference = new Set<number>();
     list.reset([5, 3, 1]);
     for (const v of [5, 3, 1]) reference.add(v);

@@ -83,11 +83,13 @@ const cells = {
 
 const rowOf = (id: string) => fc.record(cells).map((c): IndexRow => ({ preprint_id: id, key: id, ...c }));
 const newStyle = fc.integer({ min: 0, max: 9999 }).map((n) => `2501.${String(n).padStart(5, '0')}v${(n % 3) + 1}`);
-// Ids past ASCII too: their UTF-8 byte order differs from string order above U+E000.
+// Ids past ASCII too: their UTF-8 byte order differs from string order above U+E000. And ids around 255 bytes: the
+// packed ids keep a length byte per row, longer ones aside.
 const ids = fc.uniqueArray(
   fc.oneof(
     newStyle,
     fc.tuple(text, fc.constantFrom('v1', 'v2', '')).map(([t, v]) => t + v),
+    fc.tuple(fc.integer({ min: 240, max: 270 }), text).map(([n, t]) => 'L'.repeat(n) + t),
   ),
   {
     minLength: 0,
@@ -151,11 +153,11 @@ const closed = (fd: number) => {
   }
 };
 
-/** The hot columns, read without decoding anything. */
+/** The hot columns and the tallied `image_count` sum, read without decoding anything. */
 const hot = (t: IndexTable) => ({
   ids: t.idSlice(0, t.length),
   flags: FLAG_COLUMNS.map((k) => [...t.flags[k].subarray(0, t.length)]),
-  images: [...t.imageCount.subarray(0, t.length)],
+  images: t.imageTotal(),
   uploaded: [...t.pdfUploadedAt.subarray(0, t.length)],
 });
 

@@ -254,7 +254,7 @@ describe('the list orders through random writes (against a brute-force sort)', (
 
 describe('SortedList.from: the items from a position, across blocks', () => {
   it('equals the tail of the whole order, at every kind of position', () => {
-    const list = new SortedList<number>((a, b) => a - b);
+    const list = new SortedList((a, b) => a - b);
     const rng = mulberry32(3);
     const items = Array.from({ length: 3000 }, (_, i) => i * 2);
     for (const item of [...items].sort(() => rng() - 0.5)) list.insert(item);

@@ -22,8 +22,9 @@ import {
   type HexColumnName,
   type TextColumn,
 } from './columns.js';
+import { freeNow } from './free-now.js';
 import { snappyUncompress } from './snappy.js';
-import { ColdReadError, HOT_COLUMNS, IndexTable, type ColdSource } from './table.js';
+import { ColdReadError, HOT_COLUMNS, IndexTable, TALLIED_COLUMNS, type ColdSource } from './table.js';
 
 /** Room for rows added after the load before the typed arrays grow. */
 const HEADROOM = 4096;
@@ -50,12 +51,9 @@ export async function decodeTable(bytes: Uint8Array, pause: Yield = noYield, con
   try {
     return await decodeFile(file, pause);
   } finally {
-    if (!whole || consume) (file as Detachable).transfer(0);
+    if (!whole || consume) freeNow(new Uint8Array(file));
   }
 }
-
-/** `ArrayBuffer.prototype.transfer` (ES2024, in Node 24; the project's `lib` is ES2023). */
-type Detachable = ArrayBuffer & { transfer(length: number): ArrayBuffer };
 
 async function decodeFile(file: ArrayBuffer, pause: Yield): Promise<IndexTable> {
   const metadata = parquetMetadata(file);
@@ -140,12 +138,12 @@ function readChunk(
   chunk: ColumnChunk,
   spec: ColumnSpec,
   optional: boolean,
-  table: IndexTable,
+  target: IndexTable | Tally,
   rowStart: number,
   rowEnd: number,
   scratch: Scratch,
 ): void {
-  const steps = chunkSlices(() => file, chunk, spec, optional, table, rowStart, rowEnd, scratch, Infinity);
+  const steps = chunkSlices(() => file, chunk, spec, optional, target, rowStart, rowEnd, scratch, Infinity);
   while (!steps.next().done);
 }
 
@@ -161,7 +159,7 @@ function* chunkSlices(
   chunk: ColumnChunk,
   spec: ColumnSpec,
   optional: boolean,
-  table: IndexTable,
+  target: IndexTable | Tally,
   rowStart: number,
   rowEnd: number,
   scratch: Scratch,
@@ -190,7 +188,7 @@ function* chunkSlices(
     if (header.type === 'DICTIONARY_PAGE' || (v1 ?? v2)?.encoding !== 'PLAIN') throw new NeedsGenericReader();
     const n = (v1 ?? v2)!.num_values;
     if (!(n >= 0 && row + n <= rowEnd)) throw new Error('index page runs past its row group');
-    const defined = new Uint8Array(n).fill(1);
+    const defined = scratch.defined(n);
     let page: Uint8Array;
     let at: number;
     if (v1) {
@@ -214,28 +212,38 @@ function* chunkSlices(
     const cursor: Cursor = { at, bit: 0 };
     for (let from = 0; from < n; from += sliceRows) {
       if (sliceRows !== Infinity) yield;
-      readValues(page, cursor, defined, from, Math.min(n, from + sliceRows), spec, table, row);
+      readValues(page, cursor, defined, from, Math.min(n, from + sliceRows), spec, target, row);
     }
     row += n;
   }
 }
 
 /**
- * One buffer for every uncompressed page of a decode: pages are read synchronously and their values copied out
- * (strings, packed digests), so a page of up to ~9 MiB (a digest column of a row group) is not garbage 480 times.
+ * One buffer for every uncompressed page of a decode, and one for its pages' definition levels: pages are read
+ * synchronously and their values copied out (strings, packed digests), so a page of up to ~1 MiB (a digest column
+ * of a row group) is not garbage 480 times, and a check of the whole file does not scatter thousands of small
+ * buffers over the C heap (which keeps the freed ones resident).
  */
 class Scratch {
   private bytes = new Uint8Array(0);
+  private levels = new Uint8Array(0);
 
   take(size: number): Uint8Array {
     if (this.bytes.length < size) this.bytes = new Uint8Array(size);
     return this.bytes.subarray(0, size);
   }
 
-  /** Frees the buffer at once (a process serving requests does not wait for a collection to get it back). */
+  /** `n` definition levels, all 1 (every value defined) until read from the page. */
+  defined(n: number): Uint8Array {
+    if (this.levels.length < n) this.levels = new Uint8Array(n);
+    return this.levels.subarray(0, n).fill(1);
+  }
+
+  /** Frees the buffers at once (a process serving requests does not wait for a collection to get them back). */
   free(): void {
-    (this.bytes.buffer as Detachable).transfer(0);
+    freeNow(this.bytes, this.levels);
     this.bytes = new Uint8Array(0);
+    this.levels = new Uint8Array(0);
   }
 }
 
@@ -246,13 +254,24 @@ function inflate(body: Uint8Array, size: number, codec: string, scratch: Scratch
   return out;
 }
 
+/**
+ * Where a walk over a column chunk's values goes instead of a table: the values are checked and skipped (the
+ * file's check decodes nothing it keeps: no strings, no scratch table), `image_count` values summed.
+ */
+class Tally {
+  images = 0;
+}
+
 /** Where the next value of a page is: its byte (`at`), and for booleans its bit among the defined values. */
 interface Cursor {
   at: number;
   bit: number;
 }
 
-/** Decodes the PLAIN values `[from, to)` of one page into rows `row + from…`, from the page's `cursor` on. */
+/**
+ * Decodes the PLAIN values `[from, to)` of one page into rows `row + from…` of `target` (or walks them, into a
+ * `Tally`), from the page's `cursor` on.
+ */
 function readValues(
   page: Uint8Array,
   cursor: Cursor,
@@ -260,10 +279,15 @@ function readValues(
   from: number,
   to: number,
   spec: ColumnSpec,
-  table: IndexTable,
+  target: IndexTable | Tally,
   row: number,
 ): void {
   const view = new DataView(page.buffer, page.byteOffset, page.byteLength);
+  if (target instanceof Tally) {
+    walkValues(view, cursor, defined, from, to, spec, target);
+    return;
+  }
+  const table = target;
   const name = spec.name;
   let at = cursor.at;
   switch (spec.type) {
@@ -355,6 +379,40 @@ function readValues(
   }
 }
 
+/**
+ * Skips the PLAIN values `[from, to)` of one page as `readValues` reads them, with the same reads of the page (so a
+ * page it cannot decode fails here too), summing `image_count` values into `tally`.
+ */
+function walkValues(
+  view: DataView,
+  cursor: Cursor,
+  defined: Uint8Array,
+  from: number,
+  to: number,
+  spec: ColumnSpec,
+  tally: Tally,
+): void {
+  let at = cursor.at;
+  let count = 0;
+  for (let i = from; i < to; i++) count += defined[i]!;
+  switch (spec.type) {
+    case 'BOOLEAN':
+      cursor.bit += count;
+      return;
+    case 'INT32':
+      for (let k = 0; k < count; k++, at += 4) tally.images += view.getInt32(at, true);
+      break;
+    case 'INT64':
+    case 'TIMESTAMP':
+      for (let k = 0; k < count; k++, at += 8) view.getBigInt64(at, true);
+      break;
+    case 'STRING':
+      for (let k = 0; k < count; k++) at += 4 + view.getUint32(at, true);
+      break;
+  }
+  cursor.at = at;
+}
+
 /** Whether `bytes[a, a + length)` and `bytes[b, b + length)` are equal. */
 function sameBytes(bytes: Uint8Array, a: number, b: number, length: number): boolean {
   for (let k = 0; k < length; k++) if (bytes[a + k] !== bytes[b + k]) return false;
@@ -403,6 +461,7 @@ function ownLayout(metadata: FileMetaData, size: number): ColumnChunkPlan | null
   for (const group of metadata.row_groups) {
     const hotChunks: ColdChunk[] = [];
     const coldChunks: ColdChunk[] = [];
+    const talliedChunks: ColdChunk[] = [];
     for (const chunk of group.columns) {
       const meta = chunk.meta_data;
       const spec = meta === undefined ? undefined : SPECS.get(meta.path_in_schema[0]!);
@@ -420,8 +479,9 @@ function ownLayout(metadata: FileMetaData, size: number): ColumnChunkPlan | null
       // Room for the packed ids: their pages' size is an upper bound (it counts the lengths and levels too).
       if (spec.name === 'preprint_id') idBytes += Number(meta.total_uncompressed_size);
       (HOT_COLUMNS.has(spec.name) ? hotChunks : coldChunks).push(planned);
+      if (TALLIED_COLUMNS.has(spec.name)) talliedChunks.push(planned);
     }
-    hot.push(hotChunks);
+    hot.push([...hotChunks, ...talliedChunks]);
     cold.push(coldChunks);
     groupStarts.push(groupStarts.at(-1)! + Number(group.num_rows));
   }
@@ -431,6 +491,7 @@ function ownLayout(metadata: FileMetaData, size: number): ColumnChunkPlan | null
 
 interface ColumnChunkPlan {
   readonly groupStarts: readonly number[];
+  /** Per row group, the chunks read at the open: the hot columns' and the tallied ones' (also cold). */
   readonly hot: readonly (readonly ColdChunk[])[];
   readonly cold: readonly (readonly ColdChunk[])[];
   readonly present: ReadonlySet<string>;
@@ -453,7 +514,7 @@ class ChunkReader {
   }
 
   free(): void {
-    (this.buffer.buffer as Detachable).transfer(0);
+    freeNow(this.buffer);
     this.buffer = new Uint8Array(0);
     this.scratch.free();
   }
@@ -566,6 +627,7 @@ class FileColdSource implements ColdSource {
       if (step === 0) {
         // Every cold cell of the group gets its value here or from its chunk (text cells start null).
         const raw = table.raw;
+        raw.imageCount.fill(0, from, to);
         for (const c of SIZE_COLUMNS) raw.sizes[c].fill(NaN, from, to);
         for (const c of TIME_COLUMNS) if (!HOT_COLUMNS.has(c)) raw.times[c].fill(NaN, from, to);
         if (!this.plan.present.has('updated_at')) raw.times.updated_at.fill(0, from, to);
@@ -607,10 +669,8 @@ class FileColdSource implements ColdSource {
   }
 
   *check(group: number): Generator<void, void> {
-    const from = this.plan.groupStarts[group]!;
-    const rows = this.plan.groupStarts[group + 1]! - from;
-    const scratch = new IndexTable(rows);
-    scratch.allocate(rows);
+    const rows = this.plan.groupStarts[group + 1]! - this.plan.groupStarts[group]!;
+    const tally = new Tally();
     const reader = new ChunkReader(this.fd);
     try {
       for (const chunk of this.plan.cold[group]!) {
@@ -620,7 +680,7 @@ class FileColdSource implements ColdSource {
             chunk.chunk,
             chunk.spec,
             chunk.optional,
-            scratch,
+            tally,
             0,
             rows,
             reader.scratch,
@@ -636,9 +696,10 @@ class FileColdSource implements ColdSource {
     }
   }
 
-  /** Decodes the hot columns into `table`, a column chunk per `pause`. */
+  /** Decodes the hot columns into `table` and sums the tallied ones, a column chunk per `pause`. */
   async readHot(table: IndexTable, pause: Yield): Promise<void> {
     const reader = new ChunkReader(this.fd);
+    const tally = new Tally();
     for (let g = 0; g < this.plan.hot.length; g++) {
       for (const chunk of this.plan.hot[g]!) {
         const bytes = reader.read(chunk);
@@ -648,7 +709,7 @@ class FileColdSource implements ColdSource {
           chunk.chunk,
           chunk.spec,
           chunk.optional,
-          table,
+          TALLIED_COLUMNS.has(chunk.spec.name) ? tally : table,
           this.plan.groupStarts[g]!,
           this.plan.groupStarts[g + 1]!,
           reader.scratch,
@@ -657,6 +718,7 @@ class FileColdSource implements ColdSource {
       }
     }
     reader.free();
+    table.fileImages(tally.images);
     // Hot columns read from one file and cold ones from another would mix two indexes.
     if (!this.closed) this.unchanged();
   }

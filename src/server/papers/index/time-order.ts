@@ -4,12 +4,17 @@
  * Rows of equal timestamps keep their input order, so rows given in id order come out tie-broken by id.
  */
 
+import { freeNow } from './free-now.js';
+
 const LITTLE_ENDIAN = new Uint8Array(new Uint16Array([1]).buffer)[0] === 1;
 const DIGIT_BITS = 16;
 const DIGITS = 1 << DIGIT_BITS;
 
-/** `rows` ordered by `times[row]` descending, NaN last; equal times in the order of `rows`. */
-export function rowsByTimeDescending(rows: ArrayLike<number>, times: Float64Array): number[] {
+/**
+ * `rows` ordered by `times[row]` descending, NaN last; equal times in the order of `rows`. Its working arrays are
+ * freed before it returns (~30 MiB for 1.5M rows, not left for the collector).
+ */
+export function rowsByTimeDescending(rows: ArrayLike<number>, times: Float64Array): Int32Array {
   const n = rows.length;
   // Unsigned 64-bit keys (hi, lo) whose ascending order is the times' descending order.
   const hi = new Uint32Array(n);
@@ -50,7 +55,8 @@ export function rowsByTimeDescending(rows: ArrayLike<number>, times: Float64Arra
     }
     [order, next] = [next, order];
   }
-  const out = new Array<number>(n);
+  const out = new Int32Array(n);
   for (let i = 0; i < n; i++) out[i] = rows[order[i]!]!;
+  freeNow(hi, lo, order, next, counts);
   return out;
 }
