@@ -83,13 +83,14 @@ const cells = {
 
 const rowOf = (id: string) => fc.record(cells).map((c): IndexRow => ({ preprint_id: id, key: id, ...c }));
 const newStyle = fc.integer({ min: 0, max: 9999 }).map((n) => `2501.${String(n).padStart(5, '0')}v${(n % 3) + 1}`);
-// Ids past ASCII too: their UTF-8 byte order differs from string order above U+E000. And ids around 255 bytes: the
-// packed ids keep a length byte per row, longer ones aside.
+// Ids past ASCII too: their UTF-8 byte order differs from string order above U+E000. And ids around 255 bytes that
+// share prefixes with shorter ones and with each other: the packed ids keep the length of a row's tail and of the
+// prefix it shares with the row before in a byte each.
 const ids = fc.uniqueArray(
   fc.oneof(
     newStyle,
     fc.tuple(text, fc.constantFrom('v1', 'v2', '')).map(([t, v]) => t + v),
-    fc.tuple(fc.integer({ min: 240, max: 270 }), text).map(([n, t]) => 'L'.repeat(n) + t),
+    fc.tuple(text, fc.integer({ min: 240, max: 270 }), text).map(([a, n, b]) => a + 'L'.repeat(n) + b),
   ),
   {
     minLength: 0,

@@ -26,8 +26,8 @@ import {
   type TextColumn,
   type TimeColumn,
 } from './columns.js';
-import { freeNow } from './free-now.js';
 import { HexColumn } from './hex-column.js';
+import { PackedIds } from './packed-ids.js';
 import { IdIndex } from './id-index.js';
 import type { IndexRow, RowMutation } from './row.js';
 import { TableSnapshot } from './snapshot.js';
@@ -123,56 +123,6 @@ interface Lazy {
 
 const emptyText = (): TextRecord => columnRecord(TEXT_COLUMNS, () => []);
 
-/**
- * The ids of an opened file's rows as UTF-8 bytes, one after the other (2.6M ids: ~33 MiB instead of ~100 MiB of
- * strings, and nothing for the collector to trace). Row `i`'s id starts at the offset marked for its run of
- * `MARK_ROWS` rows plus the lengths of the rows before it in the run: a byte per row and 4 bytes per run instead
- * of a 4-byte offset per row (3.3 MB instead of 10.4 MB for 2.6M rows).
- */
-interface PackedIds {
-  text: Buffer;
-  /** Per row, its id's length in bytes; `LONG`: the length is in `long`. */
-  readonly lengths: Uint8Array;
-  /** The lengths of ids of `LONG` bytes or more, by row. */
-  readonly long: Map<number, number>;
-  /** Per run of `MARK_ROWS` rows, the offset of its first row's id. */
-  readonly marks: Int32Array;
-  readonly rows: number;
-  /** Rows whose id the decoder has packed so far (in row order). */
-  filled: number;
-  used: number;
-}
-
-const MARK_ROWS = 16;
-const LONG = 255;
-
-/** The length in bytes of packed row `i`'s id. */
-function packedLength(packed: PackedIds, i: number): number {
-  const n = packed.lengths[i]!;
-  return n === LONG ? packed.long.get(i)! : n;
-}
-
-/** The offset of packed row `i`'s id. */
-function packedStart(packed: PackedIds, i: number): number {
-  let at = packed.marks[Math.floor(i / MARK_ROWS)]!;
-  for (let j = i - (i % MARK_ROWS); j < i; j++) at += packedLength(packed, j);
-  return at;
-}
-
-/**
- * Orders the UTF-8 byte ranges `[a, aEnd)` and `[b, bEnd)` of `bytes` as their strings compare (`<`: UTF-16 code
- * units), or NaN when only the strings can tell (two different non-ASCII bytes: above U+E000 the orders differ).
- */
-function compareUtf8(bytes: Uint8Array, a: number, aEnd: number, b: number, bEnd: number): number {
-  for (let n = Math.min(aEnd - a, bEnd - b), k = 0; k < n; k++) {
-    const u = bytes[a + k]!;
-    const v = bytes[b + k]!;
-    if (u === v) continue;
-    return u >= 0x80 && v >= 0x80 ? NaN : u - v;
-  }
-  return aEnd - a - (bEnd - b);
-}
-
 export class IndexTable {
   private capacity: number;
   length = 0;
@@ -209,15 +159,7 @@ export class IndexTable {
    */
   static opened(rows: number, source: ColdSource, headroom: number, idBytes: number): IndexTable {
     const table = new IndexTable(rows + headroom, rows);
-    table.packed = {
-      text: Buffer.alloc(idBytes),
-      lengths: new Uint8Array(rows),
-      long: new Map(),
-      marks: new Int32Array(Math.ceil(rows / MARK_ROWS)),
-      rows,
-      filled: 0,
-      used: 0,
-    };
+    table.packed = new PackedIds(rows, idBytes);
     const groups = source.groupStarts.length - 1;
     table.lazy = {
       source,
@@ -249,10 +191,7 @@ export class IndexTable {
   get ids(): string[] {
     const packed = this.packed;
     if (packed !== null) {
-      const list = new Array<string>(this.length);
-      for (let i = 0; i < packed.rows; i++) list[i] = this.idAt(i);
-      for (let i = packed.rows; i < this.length; i++) list[i] = this.idList[i - packed.rows]!;
-      this.idList = list;
+      this.idList = this.idSlice(0, this.length);
       this.packed = null;
     }
     return this.idList;
@@ -263,15 +202,16 @@ export class IndexTable {
     const packed = this.packed;
     if (packed === null) return this.idList[i]!;
     if (i >= packed.rows) return this.idList[i - packed.rows]!;
-    const start = packedStart(packed, i);
-    return packed.text.toString('utf8', start, start + packedLength(packed, i));
+    return packed.at(i);
   }
 
   /** The ids of rows `[start, end)`. */
   idSlice(start: number, end: number): string[] {
-    if (this.packed === null) return this.idList.slice(start, end);
-    const out = new Array<string>(end - start);
-    for (let i = start; i < end; i++) out[i - start] = this.idAt(i);
+    const packed = this.packed;
+    if (packed === null) return this.idList.slice(start, end);
+    if (end <= packed.rows) return packed.slice(start, end);
+    const out = packed.slice(start, packed.rows);
+    for (let i = Math.max(start, packed.rows); i < end; i++) out.push(this.idList[i - packed.rows]!);
     return out;
   }
 
@@ -282,50 +222,12 @@ export class IndexTable {
 
   /** Sets row `row`'s id from UTF-8 bytes `src[start, end)`; rows come in order, from 0 (the decoder). */
   packId(row: number, src: Uint8Array, start: number, end: number): void {
-    const packed = this.packed!;
-    if (row !== packed.filled) throw new Error('index ids out of row order');
-    const length = end - start;
-    if (packed.used + length > packed.text.length) {
-      const text = Buffer.alloc(Math.max(packed.used + length, packed.text.length * 2));
-      packed.text.copy(text, 0, 0, packed.used);
-      freeNow(packed.text);
-      packed.text = text;
-    }
-    const text = packed.text;
-    // Ids are short: a loop beats making a view for `set`.
-    for (let k = 0, at = packed.used; k < length; k++) text[at + k] = src[start + k]!;
-    if (row % MARK_ROWS === 0) packed.marks[row / MARK_ROWS] = packed.used;
-    packed.lengths[row] = Math.min(length, LONG);
-    if (length >= LONG) packed.long.set(row, length);
-    packed.used += length;
-    packed.filled++;
+    this.packed!.add(row, src, start, end);
   }
 
   /** After the decoder packed the ids: checks that every row has one, and frees the room left over. */
   sealIds(): void {
-    const packed = this.packed;
-    if (packed === null) return;
-    if (packed.filled !== packed.rows) throw new Error('index row without preprint_id');
-    if (packed.used === packed.text.length) return;
-    const room = packed.text;
-    packed.text = Buffer.from(room.subarray(0, packed.used));
-    freeNow(room);
-  }
-
-  /** Whether the packed ids strictly ascend (by string order). */
-  private packedAscending(packed: PackedIds): boolean {
-    const text = packed.text;
-    // Row i - 1's id is [a, b), row i's [b, end).
-    let a = 0;
-    let b = packed.rows === 0 ? 0 : packedLength(packed, 0);
-    for (let i = 1; i < packed.rows; i++) {
-      const end = b + packedLength(packed, i);
-      const order = compareUtf8(text, a, b, b, end);
-      if (!(order < 0) && (!Number.isNaN(order) || !(this.idAt(i - 1) < this.idAt(i)))) return false;
-      a = b;
-      b = end;
-    }
-    return true;
+    this.packed?.seal();
   }
 
   get flags(): Record<FlagColumn, Uint8Array> {
@@ -606,7 +508,7 @@ export class IndexTable {
   indexRows(): void {
     let ascending: boolean | undefined;
     if (this.packed !== null) {
-      ascending = this.packedAscending(this.packed);
+      ascending = this.packed.ascending;
       // Other orders are hashed, which reads every id: as strings.
       if (!ascending) void this.ids;
     }
