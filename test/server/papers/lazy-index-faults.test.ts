@@ -8,6 +8,7 @@ import { closeSync, fstatSync, openSync, statSync, utimesSync, writeFileSync } f
 import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
+import { parquetHeader } from 'hyparquet/src/column.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { decodeTable, openTable } from '../../../src/server/papers/index/parquet-read.js';
 import { IndexTable } from '../../../src/server/papers/index/table.js';
@@ -17,6 +18,7 @@ import { LocalObjectStore } from '../../../src/server/storage/local-store.js';
 import { UnavailableError } from '../../../src/shared/domain-errors.js';
 import { parsePreprintId, type VersionedPreprintId } from '../../../src/shared/ids.js';
 import {
+  chunkAt,
   corrupt,
   foreignLayoutFile,
   encodeRows as encode,
@@ -41,6 +43,41 @@ const indexOver = (bytes: Buffer) => indexOverIn(dir, bytes);
 
 let dirs = 0;
 const id = (s: string) => parsePreprintId(s) as VersionedPreprintId;
+
+/** `bytes` with the first RLE run of group 0's `column` definition levels (a v2 page's, uncompressed) set to `level`. */
+function withLevel(bytes: Buffer, column: string, level: number): Buffer {
+  const { start } = chunkAt(bytes, 0, column);
+  const reader = { view: new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength), offset: start };
+  expect(parquetHeader(reader).type).toBe('DATA_PAGE_V2');
+  // The page's levels open its body: an RLE run header (count << 1), then its value.
+  expect([bytes[reader.offset]! & 1, bytes[reader.offset + 1]]).toEqual([0, 1]);
+  const out = Buffer.from(bytes);
+  out[reader.offset + 1] = level;
+  return out;
+}
+
+describe('a definition level of 2 (bit rot in an RLE run) counts as defined, as the decode reads it', () => {
+  // Review 3: the walk of the open's `image_count` sum and of the check counted a level by its value.
+  const rows = indexRows(16).map((r, k) => ({ ...r, image_count: k + 1, pdf_size_bytes: 100 + k }));
+  it.each(['image_count', 'pdf_size_bytes'])(
+    '%s: the open, its sum and the check agree with the decode',
+    async (column) => {
+      const bytes = withLevel(foreignLayoutFile(rows, {}), column, 2);
+      const eager = [...(await decodeTable(bytes)).rows()];
+      expect(eager.map((r) => [r.image_count, r.pdf_size_bytes])).toEqual(
+        rows.map((r) => [r.image_count, r.pdf_size_bytes]),
+      );
+      const file = path.join(dir, `level-${column}.parquet`);
+      await writeFile(file, bytes);
+      const fd = openSync(file, 'r');
+      const table = await openTable(fd, fstatSync(fd).size);
+      expect(table.imageTotal()).toBe(136);
+      await expect(table.validate(() => Promise.resolve())).resolves.toBeUndefined();
+      expect([...table.rows()]).toEqual(eager);
+      table.release();
+    },
+  );
+});
 
 describe('a cold column chunk that does not decode', () => {
   it('makes the index unavailable (as a bad file at the load did), found by the check after the load', async () => {

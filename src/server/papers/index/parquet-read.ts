@@ -394,7 +394,8 @@ function walkValues(
 ): void {
   let at = cursor.at;
   let count = 0;
-  for (let i = from; i < to; i++) count += defined[i]!;
+  // A level is "defined" when not 0, as `readValues` reads it (a corrupt RLE run may hold 2…255 at bit width 1).
+  for (let i = from; i < to; i++) if (defined[i] !== 0) count++;
   switch (spec.type) {
     case 'BOOLEAN':
       cursor.bit += count;

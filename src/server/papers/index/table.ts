@@ -69,14 +69,17 @@ export interface ColdSource {
   /** The first row of each row group, then the file's row count. */
   readonly groupStarts: readonly number[];
   steps(group: number): number;
+  /** The step of group `group` that decodes `column`'s chunk; -1 when the group has none (its cells stay null). */
+  stepOf(group: number, column: TextColumn): number;
   /**
    * Runs a slice of step `step` of group `group` (synchronous: reads the file with blocking calls); `true` when the
    * step is done, else call again for the next slice. Throws on a bad file.
    */
   step(table: IndexTable, group: number, step: number): boolean;
   /**
-   * Decodes group `group`'s cold chunks into a scratch table and drops them (the file's check after an open): a
-   * slice per `next()`. Throws on a bad file. Independent of `step`, so it never disturbs a decode of the group.
+   * Walks group `group`'s cold chunks as a decode reads them, keeping nothing (the file's check after an open): a
+   * slice per `next()`. Throws where a decode would. Independent of `step`, so it never disturbs a decode of the
+   * group.
    */
   check(group: number): Generator<void, void>;
   /** Releases the file (once every group is decoded, or when the table is released); idempotent. */
