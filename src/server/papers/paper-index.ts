@@ -9,7 +9,7 @@ import { UnavailableError } from '../../shared/domain-errors.js';
 import { idFromStem, parsePreprintId, type VersionedPreprintId } from '../../shared/ids.js';
 import { applyPending, definedOnly } from './index/pending.js';
 import { emptyRow, type IndexRow, type RowMutation } from './index/row.js';
-import { ColdReadError, IndexTable } from './index/table.js';
+import { ColdReadError, IndexTable, type QueueRow } from './index/table.js';
 import { freeNow } from './index/free-now.js';
 import { rowsByTimeDescending } from './index/time-order.js';
 import { SortedList } from './sorted-list.js';
@@ -523,10 +523,10 @@ export class PaperIndex {
   }
 
   /** Rows with `has_pdf` and not `has_md`, `pdf_uploaded_at` descending (nulls last), then `preprint_id` (§9.2). */
-  *needsParser(): IterableIterator<IndexRow> {
+  *needsParser(): IterableIterator<QueueRow> {
     this.readable();
     const table = this.table;
-    for (const i of this.candidates) yield this.read(() => table.row(i));
+    for (const i of this.candidates) yield this.read(() => table.queueRow(i));
   }
 
   get needsParserCount(): number {

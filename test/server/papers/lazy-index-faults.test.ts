@@ -94,6 +94,20 @@ describe('a cold column chunk that does not decode', () => {
     await index.close();
   });
 
+  it('is not read by the needs-parser listing, which decodes only `key` and `yymm` of a row group', async () => {
+    const fd = openSync(path.join(dir, 'queue.parquet'), 'w+');
+    writeFileSync(fd, corrupt(encode(sixRows(), 2), 1, 'title'));
+    const table = await openTable(fd, fstatSync(fd).size);
+    expect(table.queueRow(2)).toEqual({
+      preprint_id: '2501.00003v1',
+      key: '2501.00003v1',
+      yymm: '2501',
+      pdf_uploaded_at: row(3, 'title').pdf_uploaded_at,
+    });
+    expect(() => table.row(2)).toThrow(/index row group 1/);
+    table.release();
+  });
+
   it('a tool’s load (decoded whole, as before) rejects the file and keeps no descriptor', async () => {
     const { index, raw } = await indexOver(encode(sixRows(), 2));
     await index.close();

@@ -618,6 +618,10 @@ class FileColdSource implements ColdSource {
     return Math.max(1, this.plan.cold[group]!.length);
   }
 
+  stepOf(group: number, column: TextColumn): number {
+    return this.plan.cold[group]!.findIndex((c) => c.spec.name === column);
+  }
+
   step(table: IndexTable, group: number, step: number): boolean {
     if (this.closed) throw new ColdReadError('index file already closed');
     let pending = this.pending.get(group);
