@@ -179,6 +179,13 @@ test('pksd serve start, RSS and flush stall with a 2.6M-row index', async () => 
       return res.json() as Promise<Record<string, unknown>>;
     };
     expect((await get('/api/papers/stats'))['total']).toBe(ROWS);
+    // The first full page after the start reads ~100 candidates spread over most of the row groups.
+    const firstPageAt = performance.now();
+    await get('/api/papers/needs-parser?limit=100');
+    report(
+      `HTTP GET /api/papers/needs-parser?limit=100, the first after start: ${ms(performance.now() - firstPageAt)}; ` +
+        `pksd RSS then ${mib((await procMemory(pid)).rss)}`,
+    );
     const httpStats = await timeCalls(1000, () => get('/api/papers/stats'));
     const httpNeeds = await timeCalls(500, () => get('/api/papers/needs-parser?limit=100'));
     report(`HTTP GET /api/papers/stats: ${summary(httpStats)}`);
