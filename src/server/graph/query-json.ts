@@ -5,7 +5,7 @@
  * on the response's critical path; a hand-written JSON writer measured no faster than the native serialiser.
  */
 import type { Record as Neo4jRecord } from 'neo4j-driver';
-import type { GraphQueryResult } from './service.js';
+import type { GraphQueryResult } from '../../shared/api/graph.js';
 import { encodeValue, setEntry, type JsonText, type JsonValue } from './values.js';
 
 /** One record as `{column: value}` in the JSON encoding of graph values (what `recordJsonOf` writes as text). */

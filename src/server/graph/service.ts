@@ -4,6 +4,13 @@
  * query as run). Only the query's own validation throws (`InvalidInputError`, 400).
  */
 import type { Plan, Session, Transaction } from 'neo4j-driver';
+import type {
+  GraphFailure,
+  GraphQueryFailure,
+  GraphQueryResult,
+  GraphSchema,
+  GraphStats,
+} from '../../shared/api/graph.js';
 import { InvalidInputError, RateLimitedError } from '../../shared/domain-errors.js';
 import { BoltMessageTooLargeError, withBoltMessageCap } from './bolt-message-cap.js';
 import type { GraphClient } from './driver.js';
@@ -18,7 +25,7 @@ import {
   withDeadline,
   type SessionOptions,
 } from './session.js';
-import type { JsonText, JsonValue } from './values.js';
+import type { JsonText } from './values.js';
 
 export const GRAPH_NOT_CONFIGURED = 'graph not configured (GRAPHDB_URI empty)';
 
@@ -38,38 +45,6 @@ const DEFAULT_QUERY_CONCURRENCY = 4;
 const DEFAULT_QUERY_MAX_BYTES = 16 * 1024 * 1024;
 /** Beyond the server-side transaction timeout, how long the client waits for the server to say so. */
 const CLIENT_GRACE_MS = 5_000;
-
-export interface GraphFailure {
-  readonly error: string;
-}
-
-export interface GraphStats {
-  readonly nodes: number;
-  readonly relationships: number;
-  readonly labels: string[];
-  readonly label_counts: Record<string, number>;
-}
-
-export interface GraphSchema {
-  readonly labels: string[];
-  readonly relationship_types: string[];
-  readonly property_keys: string[];
-}
-
-/** The success answer of `query`, as its JSON text says (`GraphService.query` returns the text itself). */
-export interface GraphQueryResult {
-  /** The query as run (with the appended `LIMIT`, if any). */
-  readonly query: string;
-  readonly columns: string[];
-  readonly records: Record<string, JsonValue>[];
-  /** More than 10,000 records: the first 10,000 are returned. */
-  readonly truncated: boolean;
-}
-
-export interface GraphQueryFailure {
-  readonly query: string;
-  readonly error: string;
-}
 
 export interface GraphServiceOptions {
   /** `SVC_GRAPH_QUERY_TIMEOUT_SECONDS`: transaction timeout of `query` (default 30). */

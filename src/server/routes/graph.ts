@@ -1,29 +1,10 @@
 import { Type, type Static } from '@sinclair/typebox';
-import type { GraphFailure, GraphQueryFailure } from '../graph/service.js';
+import { GraphFailure, GraphQueryFailure, GraphQueryResult, GraphSchema, GraphStats } from '../../shared/api/graph.js';
 import type { RoutePlugin } from '../http/context.js';
 import { scope } from './guard.js';
 import { ErrorBody } from './schemas.js';
 
 const GRAPH_READ = scope('graph', 'read');
-
-/** HTTP 200 `{error}`: the graph is not configured, unreachable or failed (CONTRACT §14). */
-const GraphError = Type.Object(
-  { error: Type.String() },
-  { description: 'the graph is not configured (`graph not configured (GRAPHDB_URI empty)`), unreachable or failed' },
-);
-
-const Stats = Type.Object({
-  nodes: Type.Integer({ minimum: 0 }),
-  relationships: Type.Integer({ minimum: 0 }),
-  labels: Type.Array(Type.String(), { description: 'every label in the database, sorted' }),
-  label_counts: Type.Record(Type.String(), Type.Integer({ minimum: 0 }), { description: 'nodes per label' }),
-});
-
-const Schema = Type.Object({
-  labels: Type.Array(Type.String()),
-  relationship_types: Type.Array(Type.String()),
-  property_keys: Type.Array(Type.String()),
-});
 
 const QueryBody = Type.Object(
   {
@@ -49,27 +30,6 @@ const QueryDocument = Type.Object(
   { additionalProperties: false },
 );
 
-const QueryResult = Type.Object({
-  query: Type.String({ description: 'the query as run' }),
-  columns: Type.Array(Type.String()),
-  records: Type.Array(
-    Type.Record(Type.String(), Type.Unknown(), {
-      description:
-        'column → value: nodes `{id, labels, properties}`, relationships `{id, type, start_node, end_node, ' +
-        'properties}`, paths `{nodes, relationships}`, unsafe integers as decimal strings, temporal values as ' +
-        'ISO 8601, points `{srid, x, y, z?}`, byte arrays as base64',
-    }),
-  ),
-  truncated: Type.Boolean({
-    description: 'cut at 10,000 records or at `SVC_GRAPH_QUERY_MAX_BYTES` of encoded records: what fit is returned',
-  }),
-});
-
-const QueryError = Type.Object(
-  { query: Type.String({ description: 'the query as run' }), error: Type.String() },
-  { description: 'the database refused or failed the query, or could not be reached' },
-);
-
 /** `GET /api/graph/stats`, `GET /api/graph/schema`, `POST /api/graph/query` (CONTRACT §14, `graph:read`). */
 export const graphRoutes: RoutePlugin = async (app, { ctx }) => {
   const { graph } = ctx;
@@ -81,7 +41,7 @@ export const graphRoutes: RoutePlugin = async (app, { ctx }) => {
       schema: {
         summary: 'Node, relationship and per-label counts',
         tags: ['graph'],
-        response: { 200: Type.Union([Stats, GraphError]) },
+        response: { 200: Type.Union([GraphStats, GraphFailure]) },
       },
     },
     () => graph.stats(),
@@ -94,7 +54,7 @@ export const graphRoutes: RoutePlugin = async (app, { ctx }) => {
       schema: {
         summary: 'Labels, relationship types and property keys',
         tags: ['graph'],
-        response: { 200: Type.Union([Schema, GraphError]) },
+        response: { 200: Type.Union([GraphSchema, GraphFailure]) },
       },
     },
     () => graph.schema(),
@@ -112,7 +72,7 @@ export const graphRoutes: RoutePlugin = async (app, { ctx }) => {
         tags: ['graph'],
         body: QueryBody,
         response: {
-          200: Type.Union([QueryResult, QueryError, GraphError]),
+          200: Type.Union([GraphQueryResult, GraphQueryFailure, GraphFailure]),
           400: ErrorBody,
           429: { ...ErrorBody, description: 'as many graph queries as allowed are in flight; see Retry-After' },
         },

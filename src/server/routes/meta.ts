@@ -1,5 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { Type } from '@sinclair/typebox';
+import { ScopeList, ServerInfo } from '../../shared/api/meta.js';
 import { MAX_EXPIRY_DAYS, SCOPES } from '../../shared/scopes.js';
 import { VERSION } from '../../shared/version.js';
 import type { RoutePlugin } from '../http/context.js';
@@ -53,22 +54,6 @@ const HealthResponse = Type.Object({
     checks: Type.Object({ rawstore: Check, graphdb: Check, wiki: Check, database: Type.Optional(Check) }),
     parser: Type.Optional(ParserCounters),
   }),
-});
-
-export const ServerInfo = Type.Object({
-  mode: Type.Literal('server'),
-  version: Type.String(),
-  engine: Type.Literal('node'),
-  node_version: Type.String(),
-  paper_access: Type.Boolean(),
-  graph_configured: Type.Boolean(),
-  oauth_enabled: Type.Boolean(),
-  mcp: Type.Boolean({ description: 'the MCP endpoint `/mcp` is served (CONTRACT §20)' }),
-});
-
-export const ScopeList = Type.Object({
-  scopes: Type.Array(Type.Object({ name: Type.String(), description: Type.String() })),
-  max_expiry_days: Type.Integer(),
 });
 
 /** Public meta endpoints: health, server info, the scope vocabulary, the API document (CONTRACT §8, §7.4). */

@@ -1,13 +1,15 @@
 import { Type } from '@sinclair/typebox';
+import { ScopeName } from '../../shared/api/device.js';
+import { Created, Listed } from '../../shared/api/tokens.js';
 import { NotFoundError } from '../../shared/domain-errors.js';
-import { MAX_EXPIRY_DAYS, SCOPE_NAMES } from '../../shared/scopes.js';
+import { MAX_EXPIRY_DAYS } from '../../shared/scopes.js';
 import { DESCRIPTION_MAX, NAME_MAX, validatePatSpec } from '../auth/pat-spec.js';
 import type { PatRecord } from '../auth/pats.js';
 import { rfc3339 } from '../auth/time.js';
 import type { RoutePlugin } from '../http/context.js';
 import { HttpError } from '../http/http-error.js';
 import { SESSION } from './guard.js';
-import { ErrorBody, Nullable, Timestamp } from './schemas.js';
+import { ErrorBody } from './schemas.js';
 
 /**
  * The PAT request body as validated: field rules are checked by the service with the exact messages of
@@ -22,8 +24,6 @@ export const PatSpecBody = Type.Object(
   },
   { additionalProperties: false },
 );
-
-const ScopeName = Type.String({ enum: [...SCOPE_NAMES] });
 
 /** The PAT request body as the document states it: everything the service enforces. */
 export const PatSpecDocument = Type.Object(
@@ -42,29 +42,6 @@ export const PatSpecDocument = Type.Object(
   },
   { additionalProperties: false },
 );
-
-export const Created = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  prefix: Type.String(),
-  plaintext: Type.String({ description: 'shown once' }),
-  description: Type.String(),
-  scopes: Type.Array(ScopeName),
-  expires_at: Timestamp(),
-  created: Timestamp(),
-});
-
-export const Listed = Type.Object({
-  id: Type.String(),
-  name: Type.String(),
-  prefix: Type.String(),
-  description: Type.String(),
-  scopes: Type.Array(ScopeName),
-  expires_at: Timestamp(),
-  last_used_at: Nullable(Timestamp()),
-  created: Timestamp(),
-  expired: Type.Boolean(),
-});
 
 export const listedPat = (p: PatRecord, now: number) => ({
   id: p.id,

@@ -4,7 +4,8 @@
  * read-access session ("read access mode") nor a `LIMIT` the user did not type, quoted as if they had.
  */
 import { describe, expect, it } from 'vitest';
-import { GraphService, type GraphQueryFailure } from '../../../src/server/graph/service.js';
+import { GraphService } from '../../../src/server/graph/service.js';
+import type { GraphQueryFailure } from '../../../src/shared/api/graph.js';
 import { InvalidInputError } from '../../../src/shared/domain-errors.js';
 import { useNeo4j } from '../../support/neo4j.js';
 

@@ -5,7 +5,8 @@
  */
 import neo4j from 'neo4j-driver';
 import { beforeAll, describe, expect, it } from 'vitest';
-import { GraphService, type GraphQueryResult } from '../../../src/server/graph/service.js';
+import { GraphService } from '../../../src/server/graph/service.js';
+import type { GraphQueryResult } from '../../../src/shared/api/graph.js';
 import { InvalidInputError } from '../../../src/shared/domain-errors.js';
 import { freePort } from '../../support/free-port.js';
 import { graphClientFor, useNeo4j } from '../../support/neo4j.js';
