@@ -116,7 +116,7 @@ async function readFast(file: Uint8Array, metadata: FileMetaData, table: IndexTa
       const start = Number(chunk.meta_data!.data_page_offset);
       const bytes = file.subarray(start, start + Number(chunk.meta_data!.total_compressed_size));
       const rowEnd = rowStart + Number(group.num_rows);
-      readChunk(bytes, chunk, spec, optional.get(spec.name) ?? true, table, rowStart, rowEnd, scratch);
+      readChunk(bytes, { chunk, spec, optional: optional.get(spec.name) ?? true }, table, rowStart, rowEnd, scratch);
       await pause();
     }
     rowStart += Number(group.num_rows);
@@ -132,18 +132,23 @@ const PHYSICAL_TYPE: Record<ColumnSpec['type'], string> = {
   TIMESTAMP: 'INT64',
 };
 
+/** A column chunk to decode: where it is (its metadata), which column it holds, and whether that column is optional. */
+interface ChunkColumn {
+  readonly chunk: ColumnChunk;
+  readonly spec: ColumnSpec;
+  readonly optional: boolean;
+}
+
 /** Decodes one column chunk, `file` holding exactly its bytes, into rows `[rowStart, rowEnd)`. */
 function readChunk(
   file: Uint8Array,
-  chunk: ColumnChunk,
-  spec: ColumnSpec,
-  optional: boolean,
+  column: ChunkColumn,
   target: IndexTable | Tally,
   rowStart: number,
   rowEnd: number,
   scratch: Scratch,
 ): void {
-  const steps = chunkSlices(() => file, chunk, spec, optional, target, rowStart, rowEnd, scratch, Infinity);
+  const steps = chunkSlices(() => file, column, target, rowStart, rowEnd, scratch, Infinity);
   while (!steps.next().done);
 }
 
@@ -156,9 +161,7 @@ function readChunk(
  */
 function* chunkSlices(
   read: () => Uint8Array,
-  chunk: ColumnChunk,
-  spec: ColumnSpec,
-  optional: boolean,
+  { chunk, spec, optional }: ChunkColumn,
   target: IndexTable | Tally,
   rowStart: number,
   rowEnd: number,
@@ -444,10 +447,7 @@ function readFooter(fd: number, size: number): { metadata: FileMetaData; tail: U
 }
 
 /** One cold column chunk: where its bytes are in the file, and how to decode them. */
-interface ColdChunk {
-  readonly chunk: ColumnChunk;
-  readonly spec: ColumnSpec;
-  readonly optional: boolean;
+interface ColdChunk extends ChunkColumn {
   readonly start: number;
   readonly length: number;
 }
@@ -643,9 +643,7 @@ class FileColdSource implements ColdSource {
       const reader = new ChunkReader(this.fd);
       const slices = chunkSlices(
         () => this.readCold(reader, chunk),
-        chunk.chunk,
-        chunk.spec,
-        chunk.optional,
+        chunk,
         table,
         from,
         to,
@@ -680,17 +678,7 @@ class FileColdSource implements ColdSource {
     try {
       for (const chunk of this.plan.cold[group]!) {
         try {
-          yield* chunkSlices(
-            () => this.readCold(reader, chunk),
-            chunk.chunk,
-            chunk.spec,
-            chunk.optional,
-            tally,
-            0,
-            rows,
-            reader.scratch,
-            SLICE_ROWS,
-          );
+          yield* chunkSlices(() => this.readCold(reader, chunk), chunk, tally, 0, rows, reader.scratch, SLICE_ROWS);
         } catch (err) {
           if (err instanceof NeedsGenericReader) throw new Error(`index column ${chunk.spec.name}: unsupported page`);
           throw err;
@@ -711,9 +699,7 @@ class FileColdSource implements ColdSource {
         this.hotCrc = crc32(bytes, this.hotCrc);
         readChunk(
           bytes,
-          chunk.chunk,
-          chunk.spec,
-          chunk.optional,
+          chunk,
           TALLIED_COLUMNS.has(chunk.spec.name) ? tally : table,
           this.plan.groupStarts[g]!,
           this.plan.groupStarts[g + 1]!,
