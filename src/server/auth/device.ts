@@ -6,8 +6,15 @@ import {
   NotFoundError,
   RateLimitedError,
 } from '../../shared/domain-errors.js';
+import type {
+  DeviceApproved,
+  DeviceCode,
+  DeviceDenied,
+  DeviceRequestView,
+  DeviceToken,
+} from '../../shared/api/device.js';
 import { MAX_EXPIRY_DAYS, SCOPES, type Scope } from '../../shared/scopes.js';
-import type { DeviceRepository, DeviceRow, DeviceStatus } from '../db/user-database.js';
+import type { DeviceRepository, DeviceRow } from '../db/user-database.js';
 import { parseStoredScopes, validateExpiresInDays, validateName, validateScopes, type PatSpec } from './pat-spec.js';
 import type { PatService } from './pats.js';
 import { RATE_RULES, type Limiter } from './rate-limit.js';
@@ -23,7 +30,6 @@ const CLEANUP_AFTER_MS = 86_400_000;
 /** Live pending requests of all clients together (each client address may start 30 per minute). */
 export const MAX_PENDING_REQUESTS = 10_000;
 
-export type { DeviceStatus };
 export type DevicePollError =
   'authorization_pending' | 'slow_down' | 'access_denied' | 'expired_token' | 'invalid_grant';
 
@@ -39,60 +45,7 @@ export function normalizeUserCode(raw: unknown): string | null {
   return code;
 }
 
-/** The start response (RFC 8628 §3.2). */
-export interface DeviceStart {
-  readonly device_code: string;
-  readonly user_code: string;
-  readonly verification_uri: string;
-  readonly verification_uri_complete: string;
-  readonly expires_in: number;
-  readonly interval: number;
-}
-
-/** The minted PAT, answered exactly once by the token poll. */
-export interface DeviceToken {
-  readonly access_token: string;
-  readonly token_type: 'Bearer';
-  readonly expires_in: number;
-  readonly pat_id: string;
-  readonly name: string;
-  readonly prefix: string;
-  readonly plaintext: string;
-  readonly scopes: Scope[];
-  readonly expires_at: string;
-}
-
 export type PollResult = { ok: true; token: DeviceToken } | { ok: false; error: DevicePollError };
-
-/** A request as the approving user sees it. */
-export interface DeviceRequestView {
-  readonly user_code: string;
-  readonly name: string;
-  readonly description: string;
-  readonly scopes: Scope[];
-  readonly expires_in_days: number;
-  readonly status: DeviceStatus;
-  readonly available_scopes: Scope[];
-  readonly scope_descriptions: Readonly<Record<string, string>>;
-  readonly max_expiry_days: number;
-  /** ★ When the request expires (RFC 3339), so the approval page can count down to it. */
-  readonly expires_at: string;
-}
-
-export interface DeviceApproved {
-  readonly ok: true;
-  readonly status: 'approved';
-  readonly user_code: string;
-  readonly name: string;
-  readonly scopes: Scope[];
-  readonly expires_in_days: number;
-}
-
-export interface DeviceDenied {
-  readonly ok: true;
-  readonly status: 'denied';
-  readonly user_code: string;
-}
 
 export interface ApproveOverrides {
   name?: unknown;
@@ -114,7 +67,7 @@ export class DeviceService {
    * `MAX_PENDING_REQUESTS` live pending requests exist at once (all clients together): beyond, 429 until the
    * oldest one expires.
    */
-  async start(spec: PatSpec, base: string): Promise<DeviceStart> {
+  async start(spec: PatSpec, base: string): Promise<DeviceCode> {
     const now = this.now();
     const pending = await this.repo.pending(now);
     if (pending.count >= MAX_PENDING_REQUESTS) {

@@ -1,6 +1,7 @@
 /** The PostgreSQL repository of device authorization requests (CONTRACT §7.8, §21): `device_requests` rows. */
 import type pg from 'pg';
-import type { ConsumeOutcome, DeviceRepository, DeviceRow, DeviceStatus, PatRow } from './user-database.js';
+import type { DeviceStatus } from '../../shared/api/device.js';
+import type { ConsumeOutcome, DeviceRepository, DeviceRow, PatRow } from './user-database.js';
 import { INSERT_PAT, patParams } from './postgres-pats.js';
 import { withClient, type Query } from './postgres-query.js';
 

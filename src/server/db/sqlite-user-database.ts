@@ -4,6 +4,7 @@
  * `<SVC_DB_DATA_DIR>/instance.key`.
  */
 import path from 'node:path';
+import type { DeviceStatus } from '../../shared/api/device.js';
 import { SqliteMetadataCache } from '../papers/metadata/metadata-cache.js';
 import { DB_FILE, openDatabase, schemaVersion, type Db } from './database.js';
 import { loadOrCreateInstanceKey } from './instance-key.js';
@@ -11,7 +12,6 @@ import type {
   ConsumeOutcome,
   DeviceRepository,
   DeviceRow,
-  DeviceStatus,
   PatCredential,
   PatRepository,
   PatRow,

@@ -6,6 +6,7 @@
  * atomic on its own (the services need no transactions across calls). Rows are plain records; the services in
  * src/server/auth/ hold the rules.
  */
+import type { DeviceStatus } from '../../shared/api/device.js';
 import type { MetadataCache } from '../papers/metadata/metadata-cache.js';
 
 /** A user row (CONTRACT §7.2); `tokenKey` and `providerUserId` are never sent to clients. */
@@ -80,8 +81,6 @@ export interface PatRepository {
    */
   revision(): Promise<unknown>;
 }
-
-export type DeviceStatus = 'pending' | 'approved' | 'denied' | 'consumed' | 'expired';
 
 /** A device authorization request (CONTRACT §7.8); `scopes` is JSON text. */
 export interface DeviceRow {

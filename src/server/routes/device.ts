@@ -1,13 +1,12 @@
 import { Type } from '@sinclair/typebox';
-import { DeviceCode, DeviceToken, ScopeName } from '../../shared/api/device.js';
-import { MAX_EXPIRY_DAYS } from '../../shared/scopes.js';
+import { DeviceApproved, DeviceCode, DeviceDenied, DeviceRequestView, DeviceToken } from '../../shared/api/device.js';
 import { USER_CODE_ALPHABET } from '../auth/device.js';
 import { validatePatSpec } from '../auth/pat-spec.js';
 import { publicBase } from '../http/client.js';
 import type { RoutePlugin } from '../http/context.js';
 import { PUBLIC, SESSION } from './guard.js';
 import { PatSpecBody, PatSpecDocument, sessionUser } from './pat.js';
-import { ErrorBody, Timestamp } from './schemas.js';
+import { ErrorBody } from './schemas.js';
 
 const DEVICE_CODE_BODY_LIMIT = 16 * 1024;
 const GRANT_TYPE = 'urn:ietf:params:oauth:grant-type:device_code';
@@ -71,30 +70,6 @@ const ApproveDocument = Type.Object(
   { additionalProperties: false },
 );
 
-const RequestView = Type.Object({
-  user_code: Type.String(),
-  name: Type.String(),
-  description: Type.String(),
-  scopes: Type.Array(ScopeName),
-  expires_in_days: Type.Integer(),
-  status: Type.String({ enum: ['pending', 'approved', 'denied', 'consumed', 'expired'] }),
-  available_scopes: Type.Array(ScopeName),
-  scope_descriptions: Type.Record(Type.String(), Type.String()),
-  max_expiry_days: Type.Integer({ minimum: MAX_EXPIRY_DAYS, maximum: MAX_EXPIRY_DAYS }),
-  expires_at: Timestamp('when the request expires (★; requests live 600 s)'),
-});
-
-const Approved = Type.Object({
-  ok: Type.Literal(true),
-  status: Type.Literal('approved'),
-  user_code: Type.String(),
-  name: Type.String(),
-  scopes: Type.Array(ScopeName),
-  expires_in_days: Type.Integer(),
-});
-
-const Denied = Type.Object({ ok: Type.Literal(true), status: Type.Literal('denied'), user_code: Type.String() });
-
 const lifecycleErrors = {
   404: ErrorBody,
   409: { ...ErrorBody, description: 'device code is not pending' },
@@ -156,7 +131,7 @@ export const deviceRoutes: RoutePlugin = async (app, { ctx }) => {
         summary: 'Look up a device request by user code',
         tags: ['device'],
         querystring: Type.Object({ user_code: Type.Optional(Type.String()) }),
-        response: { 200: RequestView, 404: ErrorBody, 429: ErrorBody },
+        response: { 200: DeviceRequestView, 404: ErrorBody, 429: ErrorBody },
       },
     },
     async (request) => identity.devices.lookup(request.query.user_code, sessionUser(request.principal)),
@@ -170,7 +145,7 @@ export const deviceRoutes: RoutePlugin = async (app, { ctx }) => {
         summary: 'Approve a device request, optionally overriding name, scopes and expiry',
         tags: ['device'],
         body: ApproveBody,
-        response: { 200: Approved, ...lifecycleErrors },
+        response: { 200: DeviceApproved, ...lifecycleErrors },
       },
     },
     async (request) => {
@@ -191,7 +166,7 @@ export const deviceRoutes: RoutePlugin = async (app, { ctx }) => {
         summary: 'Deny a device request',
         tags: ['device'],
         body: UserCodeBody,
-        response: { 200: Denied, ...lifecycleErrors },
+        response: { 200: DeviceDenied, ...lifecycleErrors },
       },
     },
     async (request) => identity.devices.deny(request.body?.user_code, sessionUser(request.principal)),

@@ -1,5 +1,6 @@
 import { Type } from '@sinclair/typebox';
 import type { FastifyReply } from 'fastify';
+import { PullResult, SyncStatus } from '../../shared/api/wiki-sync.js';
 import { InvalidInputError, NotFoundError } from '../../shared/domain-errors.js';
 import { getPageDetail, listPages, searchWiki, wikiStats } from '../../wiki/index.js';
 import type { RoutePlugin } from '../http/context.js';
@@ -88,35 +89,6 @@ const SearchResults = Type.Object({
       score: Type.Number(),
     }),
   ),
-});
-
-const WikiLocation = Type.Object({ exists: Type.Boolean(), external: Type.Boolean() });
-
-const SyncStatus = Type.Object({
-  wiki: WikiLocation,
-  git: OpenObject(
-    {
-      enabled: Type.Boolean(),
-      branch: Type.Optional(Nullable(Type.String())),
-      commit: Type.Optional(Nullable(Type.String())),
-      commit_time: Type.Optional(Nullable(Type.String({ format: 'date-time' }))),
-      upstream: Type.Optional(Nullable(Type.String())),
-      ahead: Type.Optional(Nullable(Type.Integer())),
-      behind: Type.Optional(Nullable(Type.Integer())),
-      dirty: Type.Optional(Type.Boolean()),
-      warnings: Type.Optional(Type.Array(OpenObject({ code: Type.String(), message: Type.String() }))),
-    },
-    '`{"enabled": false}` when the directory is not a git checkout',
-  ),
-});
-
-const PullResponse = Type.Object({
-  status: Type.Literal('ok'),
-  changed: Type.Boolean(),
-  old_commit: Nullable(Type.String()),
-  new_commit: Nullable(Type.String()),
-  wiki: WikiLocation,
-  git: Type.Object({ commit: Nullable(Type.String()), branch: Nullable(Type.String()), dirty: Type.Boolean() }),
 });
 
 /**
@@ -231,7 +203,7 @@ export const wikiRoutes: RoutePlugin = async (app, { ctx }) => {
         description: 'Takes no body (an empty body or `{}` is accepted).',
         tags,
         response: {
-          200: PullResponse,
+          200: PullResult,
           400: { ...ErrorBody, description: 'a body other than none, empty or `{}`' },
           409: {
             ...ErrorBody,

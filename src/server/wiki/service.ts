@@ -7,6 +7,7 @@
 import path from 'node:path';
 import { clearInterval, setInterval } from 'node:timers';
 import type { Logger } from 'pino';
+import type { PullResult, SyncStatus, WikiLocation } from '../../shared/api/wiki-sync.js';
 import { ConflictError, UpstreamError } from '../../shared/domain-errors.js';
 import { emptySnapshot, type WikiSnapshot } from '../../wiki/index.js';
 import type { Config } from '../config/types.js';
@@ -28,50 +29,6 @@ import { loadWikiIsolated, loaderWorkerFile } from './loader.js';
 /** CONTRACT §1.4 "Wiki cache refresh". */
 export const WIKI_REFRESH_INTERVAL_MS = 60_000;
 
-export interface WikiLocation {
-  readonly exists: boolean;
-  /** The wiki directory is outside the process working directory. */
-  readonly external: boolean;
-}
-
-export interface WikiBranchWarning {
-  readonly code: 'wiki_branch_not_main';
-  readonly message: string;
-  /** `null` when HEAD is detached. */
-  readonly branch: string | null;
-}
-
-export type GitStatus =
-  | { readonly enabled: false }
-  | {
-      readonly enabled: true;
-      readonly branch: string | null;
-      readonly commit: string | null;
-      readonly commit_time: string | null;
-      /** `null` when the branch has no upstream; ahead/behind are then `null` too. */
-      readonly upstream: string | null;
-      readonly ahead: number | null;
-      readonly behind: number | null;
-      readonly dirty: boolean;
-      readonly warnings: WikiBranchWarning[];
-    };
-
-/** `GET /api/wiki/sync/status` body. */
-export interface SyncStatusBody {
-  readonly wiki: WikiLocation;
-  readonly git: GitStatus;
-}
-
-/** `POST /api/wiki/sync/pull` success body (SPEC "Wiki sync pull response"). */
-export interface PullBody {
-  readonly status: 'ok';
-  readonly changed: boolean;
-  readonly old_commit: string | null;
-  readonly new_commit: string | null;
-  readonly wiki: WikiLocation;
-  readonly git: { readonly commit: string | null; readonly branch: string | null; readonly dirty: boolean };
-}
-
 /** The server's wiki: the in-memory snapshot of the checkout, its refresh, and git sync (CONTRACT §13.3–13.4). */
 export interface WikiService {
   /** The checkout directory (`SVC_WIKI_DIR`). */
@@ -86,9 +43,9 @@ export interface WikiService {
    */
   refreshIfChanged(): Promise<boolean>;
   /** Local git status, no network (`GET /api/wiki/sync/status`). */
-  syncStatus(): Promise<SyncStatusBody>;
+  syncStatus(): Promise<SyncStatus>;
   /** `git fetch --prune` + `git pull --ff-only` + refresh (`POST /api/wiki/sync/pull`); serialised. */
-  pull(): Promise<PullBody>;
+  pull(): Promise<PullResult>;
   close(): Promise<void>;
 }
 
@@ -243,7 +200,7 @@ class WikiServiceImpl implements WikiService {
     return { exists: await directoryExists(this.dir), external: this.external };
   }
 
-  async syncStatus(): Promise<SyncStatusBody> {
+  async syncStatus(): Promise<SyncStatus> {
     const wiki = await this.location();
     const t = STATUS_GIT_TIMEOUT_MS;
     let enabled = false;
@@ -268,17 +225,20 @@ class WikiServiceImpl implements WikiService {
     const countParts = (ok(counts) ?? '').split(/\s+/);
     const ahead = upstream !== null && countParts.length === 2 ? Number(countParts[0]) : null;
     const behind = upstream !== null && countParts.length === 2 ? Number(countParts[1]) : null;
-    const warnings: WikiBranchWarning[] = [];
-    if (branch !== 'main' && branch !== 'master') {
-      warnings.push({
-        code: 'wiki_branch_not_main',
-        message:
-          branch === null
-            ? 'wiki checkout is not on a branch (detached HEAD), expected main or master'
-            : `wiki checkout is on branch '${branch}', expected main or master`,
-        branch,
-      });
-    }
+    // Besides its code and message, the warning names the branch (`null` when HEAD is detached).
+    const onMainBranch = branch === 'main' || branch === 'master';
+    const warnings = onMainBranch
+      ? []
+      : [
+          {
+            code: 'wiki_branch_not_main',
+            message:
+              branch === null
+                ? 'wiki checkout is not on a branch (detached HEAD), expected main or master'
+                : `wiki checkout is on branch '${branch}', expected main or master`,
+            branch,
+          },
+        ];
     return {
       wiki,
       git: {
@@ -296,7 +256,7 @@ class WikiServiceImpl implements WikiService {
     };
   }
 
-  pull(): Promise<PullBody> {
+  pull(): Promise<PullResult> {
     const run = this.pullChain.then(() => this.pullOnce());
     this.pullChain = run.catch(() => undefined);
     return run.then((body) => {
@@ -371,7 +331,7 @@ class WikiServiceImpl implements WikiService {
     );
   }
 
-  private async pullOnce(): Promise<PullBody> {
+  private async pullOnce(): Promise<PullResult> {
     const dir = this.dir;
     const t = PULL_GIT_TIMEOUT_MS;
     // git not runnable rejects with GitUnavailableError, which is passed on as it is.

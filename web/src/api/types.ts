@@ -7,7 +7,7 @@
 import type { GraphFailure, GraphQueryFailure } from '../../../src/shared/api/graph.js';
 import type { ScopeList as ScopeListBody, ServerInfo as ServerInfoBody } from '../../../src/shared/api/meta.js';
 import type { Created, Listed } from '../../../src/shared/api/tokens.js';
-export type { DeviceRequestView, DeviceStatus } from '../../../src/server/auth/device.js';
+export type { DeviceRequestView, DeviceStatus } from '../../../src/shared/api/device.js';
 export type { GraphQueryResult, GraphSchema, GraphStats } from '../../../src/shared/api/graph.js';
 export type { JobSnapshot, JobState } from '../../../src/shared/api/jobs.js';
 export type {
@@ -21,7 +21,7 @@ export type {
   PaperVersion,
 } from '../../../src/shared/api/registry.js';
 export type { NeedsParser as NeedsParserPage, PaperStats } from '../../../src/shared/api/parser-claims.js';
-export type { PullBody, SyncStatusBody } from '../../../src/server/wiki/service.js';
+export type { PullResult as PullBody, SyncStatus as SyncStatusBody } from '../../../src/shared/api/wiki-sync.js';
 export type {
   PageDetailResponse,
   PageListItem,
