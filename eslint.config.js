@@ -102,6 +102,17 @@ export default tseslint.config(
     },
   },
   {
+    // The web app reads the server's answers through the wire types of src/shared/api (and the wiki's pure model),
+    // never through the server's or the CLI's modules.
+    files: ['web/src/**/*.{ts,tsx}'],
+    rules: {
+      ...restrictImports({
+        group: ['**/src/server/**', '**/src/cli/**'],
+        message: "the web app imports the server's answers from src/shared/api, not from the server or pks",
+      }),
+    },
+  },
+  {
     // Only the settings module reads the environment.
     files: ['src/**/*.ts'],
     ignores: ['src/server/config/**', 'src/cli/config/**'],
