@@ -466,16 +466,14 @@ export class PaperIndex {
   private rowsByDoiOf(table: IndexTable, doi: string): IndexRow[] {
     if (this.doiRows === null) {
       const map = new Map<string, number[]>();
-      const dois = table.text.doi;
-      for (let i = 0; i < table.length; i++) {
-        const value = dois[i];
-        if (value === null || value === undefined) continue;
+      // Only the `doi` column is decoded (an opened table's other cold columns stay in the file).
+      table.forEachText('doi', (i, value) => {
         const normal = normaliseDoi(value);
         const key = normal.ok ? normal.doi : value.toLowerCase();
         const rows = map.get(key);
         if (rows) rows.push(i);
         else map.set(key, [i]);
-      }
+      });
       this.doiRows = map;
     }
     const rows = this.doiRows.get(doi) ?? [];
