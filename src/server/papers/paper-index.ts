@@ -9,7 +9,7 @@ import { UnavailableError } from '../../shared/domain-errors.js';
 import { idFromStem, parsePreprintId, type VersionedPreprintId } from '../../shared/ids.js';
 import { applyPending, definedOnly } from './index/pending.js';
 import { emptyRow, type IndexRow, type RowMutation } from './index/row.js';
-import { ColdReadError, IndexTable, type QueueRow } from './index/table.js';
+import { ColdReadError, IndexTable, type ListRow, type QueueRow } from './index/table.js';
 import { freeNow } from './index/free-now.js';
 import { rowsByTimeDescending } from './index/time-order.js';
 import { SortedList } from './sorted-list.js';
@@ -83,10 +83,15 @@ export interface RowOrder {
 
 /** What a list query reads: the table's columns and the rows in the asked order (valid until the next write). */
 export interface RowListing {
+  /** The table, for its hot columns (ids, flags); `row` and `titles` read the others. */
   readonly table: IndexTable;
   readonly order: RowOrder;
   /** The order's comparison of two row numbers. */
   readonly compare: (a: number, b: number) => number;
+  /** What a page shows of row `i`. */
+  readonly row: (i: number) => ListRow;
+  /** The title of every row, by row number (a copy). */
+  readonly titles: () => (string | null)[];
 }
 
 interface ListOrders {
@@ -170,9 +175,12 @@ export class PaperIndex {
     return this.compareIds(a, b);
   }
 
-  /** `updated_at` descending, then `preprint_id` ascending (row numbers of the current table). */
+  /**
+   * `updated_at` descending, then `preprint_id` ascending (row numbers of the current table). Only the list order
+   * compares so, which exists once `listing` decoded the column: its raw cells are read.
+   */
   private compareUpdated(a: number, b: number): number {
-    const at = this.table.times.updated_at;
+    const at = this.table.raw.times.updated_at;
     const ta = at[a]!;
     const tb = at[b]!;
     if (ta !== tb) return ta < tb ? 1 : -1;
@@ -482,16 +490,17 @@ export class PaperIndex {
 
   /** The table and its rows in a list order (§18.2); the order is built on the first call after a load. */
   listing(sort: ListSort): RowListing {
-    // A page reads titles and times of any row: every column decoded here, where a failure is an unavailable index.
-    this.read((table) => table.text);
+    // Of an opened table's cold columns, the order decodes `updated_at` alone (a page its rows' groups' few columns
+    // and a filter the titles, each through `read`, where a failure is an unavailable index).
     if (this.orders === null) {
+      const updated = this.read((table) => table.timeColumn('updated_at'));
       const all = Array.from({ length: this.table.length }, (_, i) => i);
       const updatedAt = new SortedList((a, b) => this.compareUpdated(a, b));
       const id = new SortedList((a, b) => this.compareIds(a, b));
       // All rows in the sorted prefix: row order is id order (see `replace`); `updated_at` is never null.
       const inIdOrder = this.table.length === this.table.sortedRows;
       if (inIdOrder) {
-        const order = rowsByTimeDescending(all, this.table.times.updated_at);
+        const order = rowsByTimeDescending(all, updated);
         updatedAt.resetSorted(order);
         freeNow(order);
         id.resetSorted(all);
@@ -501,9 +510,15 @@ export class PaperIndex {
       }
       this.orders = { updatedAt, id };
     }
+    const table = this.table;
+    const reads = {
+      table,
+      row: (i: number) => this.read(() => table.listRow(i)),
+      titles: () => this.read(() => table.textColumn('title')),
+    };
     return sort === 'id'
-      ? { table: this.table, order: this.orders.id, compare: (a, b) => this.compareIds(a, b) }
-      : { table: this.table, order: this.orders.updatedAt, compare: (a, b) => this.compareUpdated(a, b) };
+      ? { ...reads, order: this.orders.id, compare: (a, b) => this.compareIds(a, b) }
+      : { ...reads, order: this.orders.updatedAt, compare: (a, b) => this.compareUpdated(a, b) };
   }
 
   stats(): CatalogStats {

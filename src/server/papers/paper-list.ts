@@ -7,8 +7,8 @@
  */
 import type { PaperList, PaperListItem } from '../../shared/api/registry.js';
 import { rfc3339 } from '../../shared/time.js';
-import type { IndexTable } from './index/table.js';
-import type { ListSort, PaperIndex } from './paper-index.js';
+import type { IndexTable, ListRow } from './index/table.js';
+import type { ListSort, PaperIndex, RowListing } from './paper-index.js';
 import { requireIndex } from './stored-ids.js';
 
 export interface PaperListQuery {
@@ -42,7 +42,9 @@ export class PaperListService {
 
   page(query: PaperListQuery): PaperList {
     requireIndex(this.index);
-    const { table, order, compare } = this.index.listing(query.sort);
+    const listing = this.index.listing(query.sort);
+    const { table, order, compare } = listing;
+    const itemOf = (i: number) => listItem(listing.row(i));
     const start = (query.page - 1) * query.perPage;
     const end = start + query.perPage;
     const needle = query.q ? query.q.toLowerCase() : '';
@@ -50,16 +52,16 @@ export class PaperListService {
     if (needle === '' && query.hasMd === null && query.hasPdf === null) {
       for (const i of order.from(start)) {
         if (items.length >= query.perPage) break;
-        items.push(itemOf(table, i));
+        items.push(itemOf(i));
       }
       return { items, total: order.size, page: query.page, per_page: query.perPage };
     }
-    const matches = this.matching(table, needle, query.hasMd, query.hasPdf);
+    const matches = this.matching(listing, needle, query.hasMd, query.hasPdf);
     const total = matches.length;
     if (total <= SORT_MATCHES_MAX) {
       // Few matches: sort just them.
       matches.sort(compare);
-      for (const i of matches.slice(start, end)) items.push(itemOf(table, i));
+      for (const i of matches.slice(start, end)) items.push(itemOf(i));
       return { items, total, page: query.page, per_page: query.perPage };
     }
     // Many matches: walk the kept order and stop at the end of the page.
@@ -68,20 +70,21 @@ export class PaperListService {
     let seen = 0;
     for (const i of order.from(0)) {
       if (marks[i] !== 1) continue;
-      if (seen >= start) items.push(itemOf(table, i));
+      if (seen >= start) items.push(itemOf(i));
       if (++seen >= end) break;
     }
     return { items, total, page: query.page, per_page: query.perPage };
   }
 
   /** The row numbers (in row order) that pass the filters: one plain pass over the columns. */
-  private matching(table: IndexTable, needle: string, hasMd: boolean | null, hasPdf: boolean | null): number[] {
+  private matching(listing: RowListing, needle: string, hasMd: boolean | null, hasPdf: boolean | null): number[] {
+    const { table } = listing;
     const md = hasMd === null ? -1 : hasMd ? 1 : 0;
     const pdf = hasPdf === null ? -1 : hasPdf ? 1 : 0;
     const mdFlags = table.flags.has_md;
     const pdfFlags = table.flags.has_pdf;
-    const folded = needle === '' ? null : this.fold(table);
-    const titles = table.text.title;
+    const titles = needle === '' ? [] : listing.titles();
+    const folded = needle === '' ? null : this.fold(table, titles);
     const out: number[] = [];
     for (let i = 0; i < table.length; i++) {
       if (md !== -1 && mdFlags[i] !== md) continue;
@@ -100,8 +103,8 @@ export class PaperListService {
     return out;
   }
 
-  /** The lower-cased text of `table`, extended to its new rows (a reload starts over). */
-  private fold(table: IndexTable): Folded {
+  /** The lower-cased text of `table` (whose titles are `titles`), extended to its new rows (a reload starts over). */
+  private fold(table: IndexTable, titles: readonly (string | null)[]): Folded {
     let folded = this.folded;
     if (folded === null || folded.table !== table) {
       folded = { table, ids: [], titles: [], lowerTitles: [] };
@@ -109,7 +112,7 @@ export class PaperListService {
     }
     for (let i = folded.ids.length; i < table.length; i++) {
       folded.ids.push(table.idAt(i).toLowerCase());
-      const title = table.text.title[i] ?? null;
+      const title = titles[i] ?? null;
       folded.titles.push(title);
       folded.lowerTitles.push(title === null ? null : title.toLowerCase());
     }
@@ -117,16 +120,15 @@ export class PaperListService {
   }
 }
 
-function itemOf(table: IndexTable, i: number): PaperListItem {
-  const hasMd = table.flags.has_md[i] === 1;
+function listItem(row: ListRow): PaperListItem {
   return {
-    preprint_id: table.idAt(i),
-    paper_id: table.idAt(i),
-    status: hasMd ? 'ready' : 'pending',
-    title: table.text.title[i] ?? null,
-    has_pdf: table.flags.has_pdf[i] === 1,
-    has_md: hasMd,
-    image_count: table.imageCount[i]!,
-    updated_at: rfc3339(table.times.updated_at[i]!),
+    preprint_id: row.preprint_id,
+    paper_id: row.preprint_id,
+    status: row.has_md ? 'ready' : 'pending',
+    title: row.title,
+    has_pdf: row.has_pdf,
+    has_md: row.has_md,
+    image_count: row.image_count,
+    updated_at: rfc3339(row.updated_at),
   };
 }

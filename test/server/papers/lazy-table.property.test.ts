@@ -110,6 +110,8 @@ const op = fc.oneof(
   fc.record({ kind: fc.constant('release' as const) }),
   fc.record({ kind: fc.constant('column' as const), column: fc.constantFrom(...TEXT_COLUMNS) }),
   fc.record({ kind: fc.constant('each' as const), column: fc.constantFrom(...TEXT_COLUMNS) }),
+  fc.record({ kind: fc.constant('timeColumn' as const), column: fc.constantFrom(...TIME_COLUMNS) }),
+  fc.record({ kind: fc.constant('listRow' as const), at: fc.nat() }),
   fc.record({ kind: fc.constant('times' as const) }),
   fc.record({ kind: fc.constant('hex' as const) }),
   fc.record({ kind: fc.constant('decodeAll' as const) }),
@@ -248,6 +250,14 @@ describe('a lazily decoded table reads and writes as the eager decode', () => {
             const expected = eager.text[o.column].flatMap((v, i): [number, string][] => (v === null ? [] : [[i, v]]));
             expect(cells(lazy)).toEqual(expected);
             expect(cells(eager)).toEqual(expected);
+            expect(lazy.textColumn(o.column)).toEqual(eager.text[o.column]);
+          } else if (o.kind === 'timeColumn') {
+            // One numeric column decoded ahead: the group's step 0, run later, must not reset it to its default.
+            expect(lazy.timeColumn(o.column).subarray(0, n)).toEqual(eager.times[o.column].subarray(0, n));
+          } else if (o.kind === 'listRow' && n > 0) {
+            const { preprint_id, title, has_pdf, has_md, image_count, updated_at } = eager.row(o.at % n);
+            const expected = { preprint_id, title, has_pdf, has_md, image_count, updated_at };
+            expect(lazy.listRow(o.at % n)).toEqual(expected);
           } else if (o.kind === 'times') {
             for (const k of TIME_COLUMNS) expect(lazy.times[k].subarray(0, n)).toEqual(eager.times[k].subarray(0, n));
           } else if (o.kind === 'hex') {

@@ -20,7 +20,9 @@ import {
   TIME_COLUMNS,
   type ColumnSpec,
   type HexColumnName,
+  type SizeColumn,
   type TextColumn,
+  type TimeColumn,
 } from './columns.js';
 import { freeNow } from './free-now.js';
 import { snappyUncompress } from './snappy.js';
@@ -446,6 +448,23 @@ function readFooter(fd: number, size: number): { metadata: FileMetaData; tail: U
   return { metadata: parquetMetadata(tail.buffer), tail };
 }
 
+/** The cold columns whose cells a decode writes only where the chunk defines a value: the rest keep a default. */
+const DEFAULTED_COLUMNS: readonly ColumnSpec['name'][] = [
+  'image_count',
+  ...SIZE_COLUMNS,
+  ...TIME_COLUMNS.filter((c) => !HOT_COLUMNS.has(c)),
+  ...HEX_COLUMNS,
+];
+
+/** Sets the default of cold column `column` in rows `[from, to)`: what a null cell reads as (0 images; no size, time or digest). */
+function fillDefault(table: IndexTable, column: ColumnSpec['name'], from: number, to: number): void {
+  const raw = table.raw;
+  if (column === 'image_count') raw.imageCount.fill(0, from, to);
+  else if (column in raw.sizes) raw.sizes[column as SizeColumn].fill(NaN, from, to);
+  else if (column in raw.times && !HOT_COLUMNS.has(column)) raw.times[column as TimeColumn].fill(NaN, from, to);
+  else if (column in raw.hex) raw.hex[column as HexColumnName].state.fill(0, from, to);
+}
+
 /** One cold column chunk: where its bytes are in the file, and how to decode them. */
 interface ColdChunk extends ChunkColumn {
   readonly start: number;
@@ -618,7 +637,7 @@ class FileColdSource implements ColdSource {
     return Math.max(1, this.plan.cold[group]!.length);
   }
 
-  stepOf(group: number, column: TextColumn): number {
+  stepOf(group: number, column: ColumnSpec['name']): number {
     return this.plan.cold[group]!.findIndex((c) => c.spec.name === column);
   }
 
@@ -629,17 +648,17 @@ class FileColdSource implements ColdSource {
       if (pending !== undefined) throw new Error(`index group ${group}: step ${step} while ${pending.step} runs`);
       const from = this.plan.groupStarts[group]!;
       const to = this.plan.groupStarts[group + 1]!;
+      // Every cold cell of the group gets its value from its chunk, over the default its step sets first, or, in a
+      // column without a chunk in the group, the default step 0 sets (text cells start null): each step writes its
+      // own column only, so a step can run before the steps ahead of it (`IndexTable.forEachText`).
+      const chunks = this.plan.cold[group]!;
       if (step === 0) {
-        // Every cold cell of the group gets its value here or from its chunk (text cells start null).
-        const raw = table.raw;
-        raw.imageCount.fill(0, from, to);
-        for (const c of SIZE_COLUMNS) raw.sizes[c].fill(NaN, from, to);
-        for (const c of TIME_COLUMNS) if (!HOT_COLUMNS.has(c)) raw.times[c].fill(NaN, from, to);
-        if (!this.plan.present.has('updated_at')) raw.times.updated_at.fill(0, from, to);
-        for (const c of HEX_COLUMNS) raw.hex[c].state.fill(0, from, to);
+        for (const c of DEFAULTED_COLUMNS) if (!chunks.some((k) => k.spec.name === c)) fillDefault(table, c, from, to);
+        if (!this.plan.present.has('updated_at')) table.raw.times.updated_at.fill(0, from, to);
       }
-      const chunk = this.plan.cold[group]![step];
+      const chunk = chunks[step];
       if (chunk === undefined) return true;
+      fillDefault(table, chunk.spec.name, from, to);
       const reader = new ChunkReader(this.fd);
       const slices = chunkSlices(
         () => this.readCold(reader, chunk),

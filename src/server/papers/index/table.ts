@@ -25,6 +25,7 @@ import {
   type SizeColumn,
   type TextColumn,
   type TimeColumn,
+  type ColumnSpec,
 } from './columns.js';
 import { HexColumn } from './hex-column.js';
 import { PackedIds } from './packed-ids.js';
@@ -69,8 +70,8 @@ export interface ColdSource {
   /** The first row of each row group, then the file's row count. */
   readonly groupStarts: readonly number[];
   steps(group: number): number;
-  /** The step of group `group` that decodes `column`'s chunk; -1 when the group has none (its cells stay null). */
-  stepOf(group: number, column: TextColumn): number;
+  /** The step of group `group` that decodes `column`'s chunk; -1 when the group has none (its cells keep defaults). */
+  stepOf(group: number, column: ColumnSpec['name']): number;
   /**
    * Runs a slice of step `step` of group `group` (synchronous: reads the file with blocking calls); `true` when the
    * step is done, else call again for the next slice. Throws on a bad file.
@@ -130,6 +131,9 @@ interface Lazy {
 
 /** What the needs-parser listing reads of a row. */
 export type QueueRow = Pick<IndexRow, 'preprint_id' | 'key' | 'yymm' | 'pdf_uploaded_at'>;
+
+/** What a page of the paper list reads of a row. */
+export type ListRow = Pick<IndexRow, 'preprint_id' | 'title' | 'has_pdf' | 'has_md' | 'image_count' | 'updated_at'>;
 
 const emptyText = (): TextRecord => columnRecord(TEXT_COLUMNS, () => []);
 
@@ -612,26 +616,59 @@ export class IndexTable {
     if (lazy === null) return each(this.raw.text[column], 0, this.length);
     const starts = lazy.source.groupStarts;
     for (let g = 0; g + 1 < starts.length; g++) {
-      this.decodeColumn(g, column);
+      this.decodeGroupColumn(g, column);
       each(lazy.text[g]?.[column], starts[g]!, starts[g + 1]! - starts[g]!);
     }
     each(lazy.extra[column], lazy.rows, this.length - lazy.rows);
   }
 
+  /** Column `column` of every row as plain strings (a copy), decoding of the file's rows that column only. */
+  textColumn(column: TextColumn): (string | null)[] {
+    if (this.lazy === null) return this.raw.text[column].slice(0, this.length);
+    const cells = new Array<string | null>(this.length).fill(null);
+    this.forEachText(column, (i, value) => (cells[i] = value));
+    return cells;
+  }
+
+  /** Time column `column` of every row (the table's own array), decoding of the file's rows that column only. */
+  timeColumn(column: TimeColumn): Float64Array {
+    const lazy = this.lazy;
+    if (lazy !== null) for (let g = 0; g + 1 < lazy.source.groupStarts.length; g++) this.decodeGroupColumn(g, column);
+    return this.raw.times[column];
+  }
+
+  /** What a page of the paper list shows of row `i`: its group's other columns are not decoded. */
+  listRow(i: number): ListRow {
+    const lazy = this.lazy;
+    if (lazy !== null && i < lazy.rows) {
+      const g = this.groupOf(i);
+      for (const column of ['title', 'image_count', 'updated_at'] as const) this.decodeGroupColumn(g, column);
+    }
+    const { flags, imageCount, times } = this.raw;
+    return {
+      preprint_id: this.idAt(i),
+      title: this.textAt(i, 'title'),
+      has_pdf: flags.has_pdf[i] === 1,
+      has_md: flags.has_md[i] === 1,
+      image_count: imageCount[i]!,
+      updated_at: new Date(times.updated_at[i]!),
+    };
+  }
+
   /**
-   * Runs the step of group `g` that decodes `column` (-1: the group has no chunk of it, its cells stay null) ahead of
-   * the group's other steps: a text column's step needs none before it (step 0 sets the numeric and digest columns'
-   * defaults; text cells start null). A step run ahead is marked in `ahead`, and `advance` skips it; a step a sliced
-   * decode left half done ends first (the source runs one step of a group at a time).
+   * Runs the step of group `g` that decodes `column` ahead of the group's other steps: each step writes its own
+   * column only. A step run ahead is marked in `ahead`, and `advance` skips it; a step a sliced decode left half done
+   * ends first (the source runs one step of a group at a time).
    */
-  private decodeColumn(g: number, column: TextColumn): void {
+  private decodeGroupColumn(g: number, column: ColumnSpec['name']): void {
     const lazy = this.lazy!;
-    const k = lazy.source.stepOf(g, column);
+    // Without a chunk of the column, step 0 (which sets its default) is the one to run.
+    const k = Math.max(0, lazy.source.stepOf(g, column));
     if (k < lazy.progress[g]! || ((lazy.ahead[g]! >>> k) & 1) === 1) return;
     if (lazy.halfDone.has(g) || k === lazy.progress[g]) {
       const at = lazy.progress[g]!;
       while (lazy.progress[g] === at && !this.advance(g));
-      return this.decodeColumn(g, column);
+      return this.decodeGroupColumn(g, column);
     }
     if (lazy.failure !== null) throw lazy.failure;
     lazy.text[g] ??= {};
