@@ -64,7 +64,9 @@ export interface RawColumns {
 /**
  * The cold columns of an opened file: each row group is decoded in `steps(g)` steps (a column chunk each, so an
  * asynchronous decode can let the event loop run between them), which write the group's rows through the table's
- * raw columns and `setText`. Step 0 of a group must set every cold cell of its rows (defaults first).
+ * raw columns and `setText`. A step sets every cell of its own column in the group's rows (its default, then the
+ * chunk's values), and step 0 also those of the columns without a chunk in the group: the steps of a group can run
+ * in any order, one at a time.
  */
 export interface ColdSource {
   /** The first row of each row group, then the file's row count. */
@@ -587,9 +589,8 @@ export class IndexTable {
     const lazy = this.lazy;
     if (lazy !== null && i < lazy.rows) {
       const g = this.groupOf(i);
-      // Step 0 sets every cold cell's default; a column without a chunk in the group stays null.
-      const needed = Math.max(1, lazy.source.stepOf(g, 'key') + 1, lazy.source.stepOf(g, 'yymm') + 1);
-      while (lazy.progress[g]! < needed) this.advance(g);
+      this.decodeGroupColumn(g, 'key');
+      this.decodeGroupColumn(g, 'yymm');
     }
     const t = this.raw.times.pdf_uploaded_at[i]!;
     return {
