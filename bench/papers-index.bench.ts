@@ -186,6 +186,18 @@ test('pksd serve start, RSS and flush stall with a 2.6M-row index', async () => 
       `HTTP GET /api/papers/needs-parser?limit=100, the first after start: ${ms(performance.now() - firstPageAt)}; ` +
         `pksd RSS then ${mib((await procMemory(pid)).rss)}`,
     );
+    // The first DOI lookup and the first list page read one or a few cold columns of every row (issue 25, session
+    // 15: they decoded every column before, ~9 s and +760 MiB for the lookup).
+    for (const [what, p] of [
+      ['DOI lookup (GET /api/papers/lookup?ids=doi:…)', '/api/papers/lookup?ids=doi:10.1000/none'],
+      ['list page (GET /api/papers?per_page=10)', '/api/papers?per_page=10'],
+    ] as const) {
+      const at = performance.now();
+      await get(p);
+      report(
+        `HTTP ${what}, the first: ${ms(performance.now() - at)}; pksd RSS then ${mib((await procMemory(pid)).rss)}`,
+      );
+    }
     const httpStats = await timeCalls(1000, () => get('/api/papers/stats'));
     const httpNeeds = await timeCalls(500, () => get('/api/papers/needs-parser?limit=100'));
     report(`HTTP GET /api/papers/stats: ${summary(httpStats)}`);
