@@ -116,8 +116,6 @@ export class StoreIndexPersistence implements IndexPersistence {
   }
 
   async save(table: IndexTable, pending: ReadonlyMap<string, RowMutation>): Promise<'stored' | IndexTable | 'retry'> {
-    // The cold columns still in the file are decoded first, a slice per turn (the encoder reads whole columns).
-    await table.decodeAll(nextTurn);
     let current = table;
     for (let attempt = 1; attempt <= MAX_FLUSH_ATTEMPTS; attempt++) {
       // Encoded straight into a file of the store's temp area (removed on failure), which the store then

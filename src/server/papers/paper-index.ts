@@ -83,15 +83,15 @@ export interface RowOrder {
 
 /** What a list query reads: the table's columns and the rows in the asked order (valid until the next write). */
 export interface RowListing {
-  /** The table, for its hot columns (ids, flags); `row` and `titles` read the others. */
+  /** The table, for its hot columns (ids, flags); `row` and `eachTitle` read the others. */
   readonly table: IndexTable;
   readonly order: RowOrder;
   /** The order's comparison of two row numbers. */
   readonly compare: (a: number, b: number) => number;
   /** What a page shows of row `i`. */
   readonly row: (i: number) => ListRow;
-  /** The title of every row, by row number (a copy). */
-  readonly titles: () => (string | null)[];
+  /** Calls `visit` with every row's title (null where it has none), in row order. */
+  readonly eachTitle: (visit: (i: number, title: string | null) => void) => void;
 }
 
 interface ListOrders {
@@ -514,7 +514,8 @@ export class PaperIndex {
     const reads = {
       table,
       row: (i: number) => this.read(() => table.listRow(i)),
-      titles: () => this.read(() => table.textColumn('title')),
+      eachTitle: (visit: (i: number, title: string | null) => void) =>
+        this.read(() => table.forEachCell('title', visit)),
     };
     return sort === 'id'
       ? { ...reads, order: this.orders.id, compare: (a, b) => this.compareIds(a, b) }

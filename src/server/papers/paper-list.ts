@@ -83,39 +83,32 @@ export class PaperListService {
     const pdf = hasPdf === null ? -1 : hasPdf ? 1 : 0;
     const mdFlags = table.flags.has_md;
     const pdfFlags = table.flags.has_pdf;
-    const titles = needle === '' ? [] : listing.titles();
-    const folded = needle === '' ? null : this.fold(table, titles);
+    const folded = needle === '' ? null : this.fold(table);
     const out: number[] = [];
-    for (let i = 0; i < table.length; i++) {
-      if (md !== -1 && mdFlags[i] !== md) continue;
-      if (pdf !== -1 && pdfFlags[i] !== pdf) continue;
-      if (folded !== null && !folded.ids[i]!.includes(needle)) {
-        const title = titles[i] ?? null;
-        if (title !== folded.titles[i]) {
-          folded.titles[i] = title;
-          folded.lowerTitles[i] = title === null ? null : title.toLowerCase();
-        }
-        const lower = folded.lowerTitles[i];
-        if (lower === null || lower === undefined || !lower.includes(needle)) continue;
+    const visit = (i: number, title: string | null) => {
+      // A new row's title, or one whose string changed, is lowered (again).
+      if (folded !== null && title !== folded.titles[i]) {
+        folded.titles[i] = title;
+        folded.lowerTitles[i] = title === null ? null : title.toLowerCase();
       }
+      if (md !== -1 && mdFlags[i] !== md) return;
+      if (pdf !== -1 && pdfFlags[i] !== pdf) return;
+      if (folded !== null && !folded.ids[i]!.includes(needle) && !folded.lowerTitles[i]?.includes(needle)) return;
       out.push(i);
-    }
+    };
+    if (folded === null) for (let i = 0; i < table.length; i++) visit(i, null);
+    else listing.eachTitle(visit);
     return out;
   }
 
-  /** The lower-cased text of `table` (whose titles are `titles`), extended to its new rows (a reload starts over). */
-  private fold(table: IndexTable, titles: readonly (string | null)[]): Folded {
+  /** The lower-cased search text of `table`, its ids extended to its new rows (a reload starts over). */
+  private fold(table: IndexTable): Folded {
     let folded = this.folded;
     if (folded === null || folded.table !== table) {
       folded = { table, ids: [], titles: [], lowerTitles: [] };
       this.folded = folded;
     }
-    for (let i = folded.ids.length; i < table.length; i++) {
-      folded.ids.push(table.idAt(i).toLowerCase());
-      const title = titles[i] ?? null;
-      folded.titles.push(title);
-      folded.lowerTitles.push(title === null ? null : title.toLowerCase());
-    }
+    for (let i = folded.ids.length; i < table.length; i++) folded.ids.push(table.idAt(i).toLowerCase());
     return folded;
   }
 }

@@ -7,17 +7,24 @@
  * through the store: a reload while the old lazy table is held, and the file replaced after the open.
  */
 import { fstatSync, openSync } from 'node:fs';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
 import path from 'node:path';
 import fc from 'fast-check';
 import pino from 'pino';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { FLAG_COLUMNS, HEX_COLUMNS, TEXT_COLUMNS, TIME_COLUMNS } from '../../../src/server/papers/index/columns.js';
-import { TableEncoder, encodeTableSync } from '../../../src/server/papers/index/encoder.js';
+import {
+  FLAG_COLUMNS,
+  HEX_COLUMNS,
+  HEX_SHAPES,
+  TEXT_COLUMNS,
+  TIME_COLUMNS,
+  columnRecord,
+} from '../../../src/server/papers/index/columns.js';
+import { TableEncoder, encodeTable, encodeTableSync } from '../../../src/server/papers/index/encoder.js';
 import { decodeTable, openTable } from '../../../src/server/papers/index/parquet-read.js';
 import { IndexEncoder, encodeColumns, runToEnd } from '../../../src/server/papers/index/parquet-write.js';
-import type { TableSnapshot } from '../../../src/server/papers/index/snapshot.js';
+import { ChunkAssembler, type TableSnapshot } from '../../../src/server/papers/index/snapshot.js';
 import type { IndexRow, RowMutation } from '../../../src/server/papers/index/row.js';
 import { IndexTable } from '../../../src/server/papers/index/table.js';
 import { StoreIndexPersistence } from '../../../src/server/papers/index-parquet.js';
@@ -112,6 +119,11 @@ const op = fc.oneof(
   fc.record({ kind: fc.constant('each' as const), column: fc.constantFrom(...TEXT_COLUMNS) }),
   fc.record({ kind: fc.constant('timeColumn' as const), column: fc.constantFrom(...TIME_COLUMNS) }),
   fc.record({ kind: fc.constant('listRow' as const), at: fc.nat() }),
+  fc.record({
+    kind: fc.constant('posted' as const),
+    chunkRows: fc.integer({ min: 1, max: 9 }),
+    writes: fc.array(fc.tuple(fc.nat(), mutation), { maxLength: 3 }),
+  }),
   fc.record({ kind: fc.constant('times' as const) }),
   fc.record({ kind: fc.constant('hex' as const) }),
   fc.record({ kind: fc.constant('decodeAll' as const) }),
@@ -141,6 +153,25 @@ const rowsOf = async (bytes: Uint8Array): Promise<IndexRow[]> => [...(await deco
 function encodeSnapshot(s: TableSnapshot): Buffer {
   const pieces: Uint8Array[] = [];
   runToEnd(new IndexEncoder().steps(s.view(), (piece) => void pieces.push(piece.slice()), s.changed));
+  return Buffer.concat(pieces);
+}
+
+/**
+ * A snapshot's rows as the encoder worker gets them (`posted` chunks of `chunkRows` rows, each readied a step at a
+ * time by `prepare`, calling `between` after each step), encoded as the worker encodes them.
+ */
+function encodePosted(s: TableSnapshot, chunkRows: number, between: () => void = () => {}): Buffer {
+  const assembler = new ChunkAssembler(
+    s.length,
+    columnRecord(HEX_COLUMNS, (k) => HEX_SHAPES[k].digits / 2),
+  );
+  for (let start = 0; start < s.length; start += chunkRows) {
+    const end = Math.min(start + chunkRows, s.length);
+    while (!s.prepare(start, end)) between();
+    assembler.add(s.posted(start, end));
+  }
+  const pieces: Uint8Array[] = [];
+  runToEnd(new IndexEncoder().steps(assembler.result(), (piece) => void pieces.push(piece.slice())));
   return Buffer.concat(pieces);
 }
 
@@ -197,10 +228,12 @@ describe('a lazily decoded table reads and writes as the eager decode', () => {
           });
           expect(lazy.partlyDecoded).toBe(false);
           expect(closed(fd)).toBe(true);
-          // Slices of the text as the encoder's chunks read it (still per row group), then whole columns.
-          const n = lazy.length;
-          const [start, end] = [a % (n + 1), b % (n + 1)].sort((x, y) => x - y) as [number, number];
-          for (const c of TEXT_COLUMNS) expect(lazy.textSlice(c, start, end)).toEqual(eager.text[c].slice(start, end));
+          // The rows as the encoder worker's chunks read them (the text still per row group), then whole columns.
+          const snapshots = [lazy.snapshot(), eager.snapshot()] as const;
+          expect(await rowsOf(encodePosted(snapshots[0], 1 + (a % 9)))).toEqual(
+            await rowsOf(encodePosted(snapshots[1], 1 + (b % 9))),
+          );
+          for (const s of snapshots) s.release();
           for (const c of TEXT_COLUMNS) expect(lazy.text[c]).toEqual(eager.text[c]);
           expect([...lazy.rows()]).toEqual([...eager.rows()]);
         },
@@ -250,7 +283,9 @@ describe('a lazily decoded table reads and writes as the eager decode', () => {
             const expected = eager.text[o.column].flatMap((v, i): [number, string][] => (v === null ? [] : [[i, v]]));
             expect(cells(lazy)).toEqual(expected);
             expect(cells(eager)).toEqual(expected);
-            expect(lazy.textColumn(o.column)).toEqual(eager.text[o.column]);
+            const all: (string | null)[] = [];
+            lazy.forEachCell(o.column, (i, value) => (all[i] = value));
+            expect(all).toEqual(eager.text[o.column]);
           } else if (o.kind === 'timeColumn') {
             // One numeric column decoded ahead: the group's step 0, run later, must not reset it to its default.
             expect(lazy.timeColumn(o.column).subarray(0, n)).toEqual(eager.times[o.column].subarray(0, n));
@@ -258,6 +293,20 @@ describe('a lazily decoded table reads and writes as the eager decode', () => {
             const { preprint_id, title, has_pdf, has_md, image_count, updated_at } = eager.row(o.at % n);
             const expected = { preprint_id, title, has_pdf, has_md, image_count, updated_at };
             expect(lazy.listRow(o.at % n)).toEqual(expected);
+          } else if (o.kind === 'posted') {
+            // A flush's chunks, with writes between the steps that ready them: rows as they were at the snapshot.
+            const [a, b] = [lazy.snapshot(), eager.snapshot()];
+            const expected = await rowsOf(encodeSnapshot(b));
+            const writes = [...o.writes];
+            const posted = encodePosted(a, o.chunkRows, () => {
+              const w = writes.shift();
+              if (w === undefined || n === 0) return;
+              lazy.set(w[0] % n, w[1]);
+              eager.set(w[0] % n, w[1]);
+            });
+            expect(await rowsOf(posted)).toEqual(expected);
+            a.release();
+            b.release();
           } else if (o.kind === 'times') {
             for (const k of TIME_COLUMNS) expect(lazy.times[k].subarray(0, n)).toEqual(eager.times[k].subarray(0, n));
           } else if (o.kind === 'hex') {
@@ -344,6 +393,31 @@ describe('a lazily decoded table reads and writes as the eager decode', () => {
     await lazy.decodeAll(() => Promise.resolve());
     expect(lazy.row(last).title).toBe('written before the decode');
     for (const r of eager.rows()) expect(lazy.row(lazy.indexOf(r.preprint_id)!)).toEqual(r);
+  });
+
+  it('the worker encoder takes a flush as of the call, and decodes no text of the groups still as the file has them', async () => {
+    const n = 6_000; // three chunks of the worker encoder, in 12 row groups
+    const odd = ['é', '\uffff', '😀', ''];
+    const rows = Array.from({ length: n }, (_, k): IndexRow => {
+      const id = `2501.${String(k).padStart(5, '0')}${odd[k % 4]}v1`;
+      return {
+        ...fc.sample(rowOf(id), { numRuns: 1, seed: k })[0]!,
+        title: k % 3 === 0 ? null : `Τίτλος ${odd[k % 4]} ${k}`,
+      };
+    });
+    const { file } = await writeRows(rows, 500);
+    const { fd, size } = open(file);
+    const lazy = await openTable(fd, size);
+    const target = path.join(dir, `flush-${files++}.parquet`);
+    const encoding = encodeTable(lazy, target, { inProcessMaxRows: 0 });
+    lazy.set(4_321, { title: 'changed after the call', pdf_etag: null });
+    lazy.upsert({ ...rows[0]!, preprint_id: '2502.00001v1', key: '2502.00001v1' });
+    await encoding;
+    expect([...(await decodeTable(await readFile(target))).rows()]).toEqual(rows);
+    // Only the written row's group was decoded whole; the others were read as bytes, their typed columns decoded.
+    expect(lazy.partlyDecoded).toBe(true);
+    expect(lazy.fileGroupsIn(0, n)).toHaveLength(11);
+    expect(lazy.row(4_321).title).toBe('changed after the call');
   });
 
   it('a file in another layout is decoded at once, and a corrupt one throws and closes its descriptor', async () => {

@@ -1,5 +1,5 @@
 /**
- * The encoder worker's packed strings (`packChunk`, `ChunkAssembler`, `PackedColumn`: the rows' strings as UTF-8
+ * The encoder worker's packed strings (`TableSnapshot.posted`, `ChunkAssembler`, `PackedColumn`: the rows' strings as UTF-8
  * bytes, issue 25) against the plain arrays they replace, on random tables cut into random chunk sizes: values,
  * nulls and order (`compare` against `<` on the strings), with ASCII, accented, private-use, astral and empty
  * strings.
@@ -7,7 +7,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HEX_COLUMNS, HEX_SHAPES, TEXT_COLUMNS, columnRecord } from '../../../src/server/papers/index/columns.js';
-import { ChunkAssembler, packChunk, type PackedColumn } from '../../../src/server/papers/index/snapshot.js';
+import { ChunkAssembler, type PackedColumn } from '../../../src/server/papers/index/snapshot.js';
 import { IndexTable } from '../../../src/server/papers/index/table.js';
 
 const piece = fc.constantFrom(
@@ -34,7 +34,7 @@ describe('packed strings read as the plain arrays', () => {
           const snapshot = table.snapshot();
           const assembler = new ChunkAssembler(rows.length, widths);
           for (let start = 0; start < rows.length; start += chunkRows) {
-            assembler.add(packChunk(snapshot.chunk(start, Math.min(start + chunkRows, rows.length))));
+            assembler.add(snapshot.posted(start, Math.min(start + chunkRows, rows.length)));
           }
           snapshot.release();
           const all = assembler.result();
@@ -59,8 +59,8 @@ describe('packed strings read as the plain arrays', () => {
     for (let i = 0; i < 10; i++) table.ids[i] = `id${i}`;
     const snapshot = table.snapshot();
     const assembler = new ChunkAssembler(10, widths);
-    assembler.add(packChunk(snapshot.chunk(0, 3)));
-    expect(() => assembler.add(packChunk(snapshot.chunk(3, 5)))).toThrow('a chunk of 2 rows after chunks of 3');
-    expect(() => assembler.add(packChunk(snapshot.chunk(3, 7)))).toThrow('a chunk of 4 rows after chunks of 3');
+    assembler.add(snapshot.posted(0, 3));
+    expect(() => assembler.add(snapshot.posted(3, 5))).toThrow('a chunk of 2 rows after chunks of 3');
+    expect(() => assembler.add(snapshot.posted(3, 7))).toThrow('a chunk of 4 rows after chunks of 3');
   });
 });

@@ -3,7 +3,8 @@
  * Tables up to `IN_PROCESS_MAX_ROWS` rows are encoded in place from the table's own columns (rows changed meanwhile
  * from the snapshot's saved copies), a few milliseconds at a time, through buffers the `TableEncoder` keeps between
  * encodes; larger ones are cut into chunks of `CHUNK_ROWS` rows, posted one per event-loop turn to a worker thread
- * (typed arrays transferred, strings packed as UTF-8 bytes), which assembles them as they come, then sorts, encodes
+ * (typed arrays transferred, strings packed as UTF-8 bytes — an opened file's rows from its bytes, its cold text
+ * never decoded), which assembles them as they come, then sorts, encodes
  * and writes the file on another core, and answers only its path, size and sha256 (the whole file arriving in the
  * main heap set off a full GC of the loaded table: H25-FLUSH).
  *
@@ -16,7 +17,7 @@ import type { IndexFile } from '../../storage/object-store.js';
 import type { EncodeWorkerData } from './encode-worker.js';
 import { writeIndexFile } from './index-file.js';
 import { IndexEncoder, encodeColumns } from './parquet-write.js';
-import { chunkBuffers, packChunk, type TableSnapshot } from './snapshot.js';
+import { chunkBuffers, type TableSnapshot } from './snapshot.js';
 import type { IndexTable } from './table.js';
 import { builtWorkerFile } from '../../worker-file.js';
 
@@ -61,20 +62,20 @@ export class TableEncoder {
   async encode(table: IndexTable, path: string, options: EncodeOptions = {}): Promise<IndexFile> {
     if (this.busy) throw new Error('TableEncoder: one encode at a time');
     this.busy = true;
-    const url = workerFile();
-    const snapshot = table.snapshot();
+    let snapshot: TableSnapshot | null = null;
     try {
-      if (url !== null && snapshot.length > (options.inProcessMaxRows ?? IN_PROCESS_MAX_ROWS)) {
-        return await encodeInWorker(url, snapshot, path);
-      }
-      return await writeIndexFile(path, (sink) =>
-        runInSlices(this.encoder.steps(snapshot.view(), sink, snapshot.changed)),
-      );
+      const url = workerFile();
+      const inWorker = url !== null && table.length > (options.inProcessMaxRows ?? IN_PROCESS_MAX_ROWS);
+      // In place, the encoder reads whole columns: an opened file's cold ones are decoded first, a slice per turn.
+      if (!inWorker) await table.decodeAll(nextTurn);
+      const taken = (snapshot = table.snapshot());
+      if (inWorker) return await encodeInWorker(url, taken, path);
+      return await writeIndexFile(path, (sink) => runInSlices(this.encoder.steps(taken.view(), sink, taken.changed)));
     } catch (err) {
       await rm(path, { force: true }).catch(() => undefined);
       throw err;
     } finally {
-      snapshot.release();
+      snapshot?.release();
       this.busy = false;
     }
   }
@@ -117,7 +118,9 @@ async function encodeInWorker(url: URL, snapshot: TableSnapshot, path: string): 
     });
     result.catch(() => undefined); // observed below; a failure while still posting must not go unhandled
     for (let start = 0; start < snapshot.length; start += CHUNK_ROWS) {
-      const chunk = packChunk(snapshot.chunk(start, Math.min(start + CHUNK_ROWS, snapshot.length)));
+      const end = Math.min(start + CHUNK_ROWS, snapshot.length);
+      while (!snapshot.prepare(start, end)) await nextTurn();
+      const chunk = snapshot.posted(start, end);
       worker.postMessage({ chunk }, chunkBuffers(chunk));
       await nextTurn();
     }

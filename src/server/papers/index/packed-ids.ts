@@ -158,14 +158,22 @@ export class PackedIds {
   /** The ids of rows `[start, end)`, rebuilt in one pass. */
   slice(start: number, end: number): string[] {
     const out = new Array<string>(Math.max(0, end - start));
-    if (start >= end) return out;
+    this.eachBytes(start, end, (i, bytes, length) => (out[i - start] = bytes.toString('utf8', 0, length)));
+    return out;
+  }
+
+  /**
+   * Calls `visit` with each id of rows `[start, end)` as UTF-8 bytes (`bytes[0, length)`, valid until the next
+   * call: a buffer rebuilt in place), in one pass and without making strings.
+   */
+  eachBytes(start: number, end: number, visit: (i: number, bytes: Buffer, length: number) => void): void {
+    if (start >= end) return;
     const run = start - (start % RUN_ROWS);
     let at = this.runs[run / RUN_ROWS]!;
     for (let j = run; j < end; j++) {
       const length = this.apply(j, at);
       at += this.tailLength(j);
-      if (j >= start) out[j - start] = scratch.toString('utf8', 0, length);
+      if (j >= start) visit(j, scratch, length);
     }
-    return out;
   }
 }

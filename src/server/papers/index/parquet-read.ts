@@ -25,6 +25,7 @@ import {
   type TimeColumn,
 } from './columns.js';
 import { freeNow } from './free-now.js';
+import type { PlainText } from './plain-text.js';
 import { snappyUncompress } from './snappy.js';
 import { ColdReadError, HOT_COLUMNS, IndexTable, TALLIED_COLUMNS, type ColdSource } from './table.js';
 
@@ -145,7 +146,7 @@ interface ChunkColumn {
 function readChunk(
   file: Uint8Array,
   column: ChunkColumn,
-  target: IndexTable | Tally,
+  target: Target,
   rowStart: number,
   rowEnd: number,
   scratch: Scratch,
@@ -164,7 +165,7 @@ function readChunk(
 function* chunkSlices(
   read: () => Uint8Array,
   { chunk, spec, optional }: ChunkColumn,
-  target: IndexTable | Tally,
+  target: Target,
   rowStart: number,
   rowEnd: number,
   scratch: Scratch,
@@ -267,6 +268,62 @@ class Tally {
   images = 0;
 }
 
+/**
+ * Where a read of a string column chunk copies its values as the page holds them (`PlainText`: length and bytes),
+ * a page's run of values at a time, instead of making strings.
+ */
+class TextSink {
+  private bytes: Uint8Array;
+  private used = 0;
+  /** Rows `[0, filled)` have their offsets. */
+  private filled = 0;
+  private readonly offsets: Int32Array;
+  private readonly nulls: Uint8Array;
+
+  constructor(
+    private readonly rows: number,
+    room: number,
+  ) {
+    this.bytes = new Uint8Array(room);
+    this.offsets = new Int32Array(rows + 1);
+    this.nulls = new Uint8Array(rows).fill(1);
+  }
+
+  /** Copies the values `[from, to)` of a page (rows `row + from…`) from the page's `cursor` on. */
+  take(page: Uint8Array, view: DataView, cursor: Cursor, defined: Uint8Array, from: number, to: number, row: number) {
+    const first = cursor.at;
+    let at = first;
+    for (let i = from; i < to; i++) {
+      const r = row + i;
+      if (defined[i]) {
+        // A length past the page's end reads the bytes up to it, as a decode into strings does.
+        at = Math.min(page.length, at + 4 + view.getUint32(at, true));
+        this.nulls[r] = 0;
+      }
+      this.offsets[r + 1] = this.used + (at - first);
+    }
+    if (this.used + (at - first) > this.bytes.length) {
+      const bytes = new Uint8Array(Math.max(this.used + (at - first), this.bytes.length * 2));
+      bytes.set(this.bytes.subarray(0, this.used));
+      freeNow(this.bytes);
+      this.bytes = bytes;
+    }
+    this.bytes.set(page.subarray(first, at), this.used);
+    this.used += at - first;
+    this.filled = row + to;
+    cursor.at = at;
+  }
+
+  /** The values read (rows no page reached are null). */
+  result(): PlainText {
+    this.offsets.fill(this.used, this.filled + 1);
+    return { bytes: this.bytes.subarray(0, this.used), offsets: this.offsets, nulls: this.nulls };
+  }
+}
+
+/** What a column chunk's values are read into. */
+type Target = IndexTable | Tally | TextSink;
+
 /** Where the next value of a page is: its byte (`at`), and for booleans its bit among the defined values. */
 interface Cursor {
   at: number;
@@ -275,7 +332,7 @@ interface Cursor {
 
 /**
  * Decodes the PLAIN values `[from, to)` of one page into rows `row + from…` of `target` (or walks them, into a
- * `Tally`), from the page's `cursor` on.
+ * `Tally`, or copies them, into a `TextSink`), from the page's `cursor` on.
  */
 function readValues(
   page: Uint8Array,
@@ -284,12 +341,16 @@ function readValues(
   from: number,
   to: number,
   spec: ColumnSpec,
-  target: IndexTable | Tally,
+  target: Target,
   row: number,
 ): void {
   const view = new DataView(page.buffer, page.byteOffset, page.byteLength);
   if (target instanceof Tally) {
     walkValues(view, cursor, defined, from, to, spec, target);
+    return;
+  }
+  if (target instanceof TextSink) {
+    target.take(page, view, cursor, defined, from, to, row);
     return;
   }
   const table = target;
@@ -578,6 +639,8 @@ class FileColdSource implements ColdSource {
   private opened: Stats;
   /** CRC-32 of the hot chunks' bytes as `readHot` read them. */
   private hotCrc = 0;
+  /** The buffers of `plainText` (one call at a time), kept until the file closes. */
+  private textReader: ChunkReader | null = null;
 
   constructor(
     private readonly fd: number,
@@ -690,6 +753,22 @@ class FileColdSource implements ColdSource {
     return done;
   }
 
+  plainText(group: number, column: TextColumn): PlainText | null {
+    if (this.closed) throw new ColdReadError('index file already closed');
+    const chunk = this.plan.cold[group]!.find((c) => c.spec.name === column);
+    if (chunk === undefined) return null;
+    const reader = (this.textReader ??= new ChunkReader(this.fd));
+    const rows = this.plan.groupStarts[group + 1]! - this.plan.groupStarts[group]!;
+    const sink = new TextSink(rows, Number(chunk.chunk.meta_data!.total_uncompressed_size));
+    try {
+      readChunk(this.readCold(reader, chunk), chunk, sink, 0, rows, reader.scratch);
+    } catch (err) {
+      if (err instanceof NeedsGenericReader) throw new Error(`index column ${column}: unsupported page`);
+      throw err;
+    }
+    return sink.result();
+  }
+
   *check(group: number): Generator<void, void> {
     const rows = this.plan.groupStarts[group + 1]! - this.plan.groupStarts[group]!;
     const tally = new Tally();
@@ -738,6 +817,8 @@ class FileColdSource implements ColdSource {
     this.closed = true;
     for (const pending of this.pending.values()) pending.reader.free();
     this.pending.clear();
+    this.textReader?.free();
+    this.textReader = null;
     closeSync(this.fd);
   }
 }

@@ -4,7 +4,8 @@
  * after the snapshot was taken is served from a saved copy. A chunk is posted to the encoder worker with its strings
  * packed as UTF-8 bytes (`PostedChunk`), which the worker keeps as they came (`PackedColumn`): its heap never holds
  * the rows' strings, whose collections there, on the cores this thread shares, stalled the event loop (issue 25).
- */
+ * Rows of an opened file still as the file holds them are packed from the file's bytes, so neither thread makes
+ * their strings. */
 import {
   FLAG_COLUMNS,
   HEX_COLUMNS,
@@ -18,6 +19,8 @@ import {
   type TextColumn,
   type TimeColumn,
 } from './columns.js';
+import { freeNow } from './free-now.js';
+import type { PlainText } from './plain-text.js';
 import type { IndexRow } from './row.js';
 import type { IndexTable } from './table.js';
 
@@ -66,30 +69,75 @@ export type PostedChunk = Omit<ColumnChunk, 'ids' | 'text'> & { readonly strings
 /** Reused between chunks: a chunk's strings are written here, then copied out at their size. */
 let packScratch = Buffer.allocUnsafe(1 << 20);
 
-/** The chunk with its strings packed (`PackedStrings`; a lone surrogate becomes U+FFFD, as the encoder writes it). */
-export function packChunk(c: ColumnChunk): PostedChunk {
-  const { ids: _ids, text: _text, ...numbers } = c;
-  const columns = [c.ids, ...TEXT_COLUMNS.map((k) => c.text[k])];
-  const ends = new Int32Array(columns.length * c.count);
-  const nulls = new Uint8Array(columns.length * c.count);
-  let at = 0;
-  let j = 0;
-  for (const column of columns) {
-    for (let r = 0; r < c.count; r++, j++) {
-      const s = column[r];
-      if (s == null) nulls[j] = 1;
-      else {
-        if (packScratch.length - at < s.length * 3) {
-          const next = Buffer.allocUnsafe(Math.max(packScratch.length * 2, at + s.length * 3));
-          packScratch.copy(next, 0, 0, at);
-          packScratch = next;
-        }
-        at += packScratch.write(s, at);
-      }
-      ends[j] = at;
+/**
+ * Writes the string columns of a chunk (`PackedStrings`), value after value: from strings (a lone surrogate becomes
+ * U+FFFD, as the encoder writes it), from UTF-8 bytes, or from a file's values (`PlainText`) without making strings.
+ */
+export class StringPacker {
+  private at = 0;
+  private j = 0;
+  private readonly ends: Int32Array;
+  private readonly nullMarks: Uint8Array;
+
+  constructor(
+    private readonly count: number,
+    columns: number,
+  ) {
+    this.ends = new Int32Array(columns * count);
+    this.nullMarks = new Uint8Array(columns * count);
+  }
+
+  /** Room for `n` more bytes in the scratch buffer. */
+  private room(n: number): Buffer {
+    if (packScratch.length - this.at < n) {
+      const next = Buffer.allocUnsafe(Math.max(packScratch.length * 2, this.at + n));
+      packScratch.copy(next, 0, 0, this.at);
+      packScratch = next;
+    }
+    return packScratch;
+  }
+
+  string(s: string | null | undefined): void {
+    if (s == null) return this.nulls(1);
+    this.at += this.room(s.length * 3).write(s, this.at);
+    this.ends[this.j++] = this.at;
+  }
+
+  /** A value given as UTF-8 bytes `src[from, to)`. */
+  bytes(src: Uint8Array, from: number, to: number): void {
+    const out = this.room(to - from);
+    let at = this.at;
+    for (let k = from; k < to; k++) out[at++] = src[k]!;
+    this.at = at;
+    this.ends[this.j++] = at;
+  }
+
+  nulls(n: number): void {
+    for (let k = 0; k < n; k++) {
+      this.nullMarks[this.j] = 1;
+      this.ends[this.j++] = this.at;
     }
   }
-  return { ...numbers, strings: { count: c.count, bytes: new Uint8Array(packScratch.subarray(0, at)), ends, nulls } };
+
+  /** Rows `[from, to)` of a file's column (their bytes as stored). */
+  plain(text: PlainText, from: number, to: number): void {
+    const { bytes, offsets, nulls } = text;
+    const out = this.room(offsets[to]! - offsets[from]!);
+    let at = this.at;
+    for (let r = from; r < to; r++) {
+      if (nulls[r] === 1) this.nullMarks[this.j] = 1;
+      else for (let k = offsets[r]! + 4, e = offsets[r + 1]!; k < e; k++) out[at++] = bytes[k]!;
+      this.ends[this.j++] = at;
+    }
+    this.at = at;
+  }
+
+  /** The packed values, once `count` values of each column were written. */
+  finish(): PackedStrings {
+    if (this.j !== this.ends.length) throw new Error(`packed ${this.j} of ${this.ends.length} values`);
+    const bytes = new Uint8Array(packScratch.subarray(0, this.at));
+    return { count: this.count, bytes, ends: this.ends, nulls: this.nullMarks };
+  }
 }
 
 const utf8 = new TextDecoder();
@@ -240,6 +288,8 @@ export class ChunkAssembler {
 export class TableSnapshot {
   /** Rows changed since the snapshot: their values at snapshot time. */
   private readonly saved = new Map<number, IndexRow>();
+  /** Text columns of file groups read for `posted` (by `plainKey`), until a chunk past the group is cut. */
+  private readonly plain = new Map<number, PlainText | null>();
 
   constructor(
     private readonly table: IndexTable,
@@ -253,6 +303,7 @@ export class TableSnapshot {
   }
 
   release(): void {
+    for (const key of this.plain.keys()) this.drop(Math.floor(key / TEXT_COLUMNS.length));
     this.onRelease();
   }
 
@@ -285,35 +336,81 @@ export class TableSnapshot {
     };
   }
 
-  /** Rows `[start, end)` as they were when the snapshot was taken. */
-  chunk(start: number, end: number): ColumnChunk {
+  /**
+   * Readies rows `[start, end)` for `posted` a step of a few milliseconds at a time: a typed cold column of a file
+   * group decoded, or a text column of one read from the file. `false` while there is more to do.
+   */
+  prepare(start: number, end: number): boolean {
     const t = this.table;
+    for (const g of t.fileGroupsIn(start, end)) {
+      if (!t.decodeTypedStep(g)) return false;
+      for (const column of TEXT_COLUMNS) {
+        const key = plainKey(g, column);
+        if (this.plain.has(key)) continue;
+        this.plain.set(key, t.plainText(g, column));
+        return false;
+      }
+    }
+    return true;
+  }
+
+  /**
+   * Rows `[start, end)` as they were when the snapshot was taken, as posted to the encoder worker. The text of rows
+   * still as the file holds them is copied from the file's bytes (`prepare`, or read now): a flush makes no string
+   * of them. Chunks are cut in row order (a file group's text read is dropped once past it).
+   */
+  posted(start: number, end: number): PostedChunk {
+    const t = this.table;
+    const groups = t.fileGroupsIn(start, end);
+    for (const g of groups) while (!t.decodeTypedStep(g));
+    const { flags, imageCount, sizes, times, hex } = t.raw;
     const count = end - start;
-    const hex = columnRecord(HEX_COLUMNS, (k) => {
-      const col = t.hex[k];
-      const state = col.state.slice(start, end);
-      const other: [number, string][] = [];
-      for (let r = 0; r < count; r++) if (state[r] === 2) other.push([r, col.other.get(start + r) ?? '']);
-      return { bytes: col.bytes.slice(start * col.width, end * col.width), state, other };
-    });
-    const c: ColumnChunk = {
+    const packer = new StringPacker(count, 1 + TEXT_COLUMNS.length);
+    t.packIds(start, end, packer);
+    for (const column of TEXT_COLUMNS) {
+      const plain = (g: number) => {
+        const key = plainKey(g, column);
+        if (!this.plain.has(key)) this.plain.set(key, t.plainText(g, column));
+        return this.plain.get(key)!;
+      };
+      t.packText(column, start, end, packer, plain, this.saved);
+    }
+    const c: PostedChunk = {
       count,
-      ids: t.idSlice(start, end),
-      text: columnRecord(TEXT_COLUMNS, (k) => t.textSlice(k, start, end)),
-      flags: columnRecord(FLAG_COLUMNS, (k) => t.flags[k].slice(start, end)),
-      imageCount: t.imageCount.slice(start, end),
-      sizes: columnRecord(SIZE_COLUMNS, (k) => t.sizes[k].slice(start, end)),
-      times: columnRecord(TIME_COLUMNS, (k) => t.times[k].slice(start, end)),
-      hex,
+      strings: packer.finish(),
+      flags: columnRecord(FLAG_COLUMNS, (k) => flags[k].slice(start, end)),
+      imageCount: imageCount.slice(start, end),
+      sizes: columnRecord(SIZE_COLUMNS, (k) => sizes[k].slice(start, end)),
+      times: columnRecord(TIME_COLUMNS, (k) => times[k].slice(start, end)),
+      hex: columnRecord(HEX_COLUMNS, (k) => {
+        const col = hex[k];
+        const state = col.state.slice(start, end);
+        const other: [number, string][] = [];
+        for (let r = 0; r < count; r++) if (state[r] === 2) other.push([r, col.other.get(start + r) ?? '']);
+        return { bytes: col.bytes.slice(start * col.width, end * col.width), state, other };
+      }),
     };
     for (const [i, row] of this.saved) if (i >= start && i < end) patch(c, i - start, row);
+    const next = new Set(t.fileGroupsIn(end, end + 1));
+    for (const g of groups) if (!next.has(g)) this.drop(g);
     return c;
+  }
+
+  /** Frees file group `g`'s text reads. */
+  private drop(g: number): void {
+    for (const column of TEXT_COLUMNS) {
+      const key = plainKey(g, column);
+      const text = this.plain.get(key);
+      this.plain.delete(key);
+      if (text) freeNow(text.bytes, text.offsets, text.nulls);
+    }
   }
 }
 
-/** Writes an object row into row `r` of a chunk. */
-function patch(c: ColumnChunk, r: number, row: IndexRow): void {
-  for (const k of TEXT_COLUMNS) c.text[k][r] = row[k];
+const plainKey = (g: number, column: TextColumn) => g * TEXT_COLUMNS.length + TEXT_COLUMNS.indexOf(column);
+
+/** Writes the typed columns of an object row into row `r` of a chunk (its text is packed from the row). */
+function patch(c: PostedChunk, r: number, row: IndexRow): void {
   for (const k of FLAG_COLUMNS) c.flags[k][r] = row[k] ? 1 : 0;
   c.imageCount[r] = row.image_count;
   for (const k of SIZE_COLUMNS) c.sizes[k][r] = row[k] ?? NaN;

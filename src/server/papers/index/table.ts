@@ -30,8 +30,9 @@ import {
 import { HexColumn } from './hex-column.js';
 import { PackedIds } from './packed-ids.js';
 import { IdIndex } from './id-index.js';
+import type { PlainText } from './plain-text.js';
 import type { IndexRow, RowMutation } from './row.js';
-import { TableSnapshot } from './snapshot.js';
+import { TableSnapshot, type StringPacker } from './snapshot.js';
 
 const FLAGS = new Set<string>(FLAG_COLUMNS);
 const SIZES = new Set<string>(SIZE_COLUMNS);
@@ -48,6 +49,14 @@ export const HOT_COLUMNS: ReadonlySet<string> = new Set(['preprint_id', ...FLAG_
  * nothing else at a start reads); their cells are decoded with their row group like any cold column.
  */
 export const TALLIED_COLUMNS: ReadonlySet<string> = new Set(['image_count']);
+
+/** The cold columns that are not text (typed arrays, packed digests): a flush decodes them, and not the text. */
+const COLD_TYPED: readonly ColumnSpec['name'][] = [
+  'image_count',
+  ...SIZE_COLUMNS,
+  ...TIME_COLUMNS.filter((c) => !HOT_COLUMNS.has(c)),
+  ...HEX_COLUMNS,
+];
 
 type TextRecord = Record<TextColumn, (string | null)[]>;
 
@@ -79,6 +88,11 @@ export interface ColdSource {
    * step is done, else call again for the next slice. Throws on a bad file.
    */
   step(table: IndexTable, group: number, step: number): boolean;
+  /**
+   * Text column `column` of group `group` as the file holds it, read now (no strings made, nothing written to the
+   * table); null when the group has no chunk of it (every cell null). Throws on a bad file.
+   */
+  plainText(group: number, column: TextColumn): PlainText | null;
   /**
    * Walks group `group`'s cold chunks as a decode reads them, keeping nothing (the file's check after an open): a
    * slice per `next()`. Throws where a decode would. Independent of `step`, so it never disturbs a decode of the
@@ -460,8 +474,8 @@ export class IndexTable {
   }
 
   /**
-   * Decodes every cold column, a slice at a time, awaiting `pause` between slices (a flush's first step). The text
-   * stays per row group (`textSlice` reads it): one plain 2.6M-cell array costs ~10 ms to allocate at once.
+   * Decodes every cold column, a slice at a time, awaiting `pause` between slices (an in-place encode's first step).
+   * The text stays per row group: one plain 2.6M-cell array costs ~10 ms to allocate at once.
    */
   async decodeAll(pause: () => Promise<void>): Promise<void> {
     for (let g = 0; this.lazy !== null && g < this.lazy.progress.length;) {
@@ -480,23 +494,6 @@ export class IndexTable {
     );
     this.lazy = null;
     lazy.source.close();
-  }
-
-  /** Text cells `[start, end)` of `column` (a copy), without making plain columns of the groups' text. */
-  textSlice(column: TextColumn, start: number, end: number): (string | null)[] {
-    this.decodeGroups();
-    const lazy = this.lazy;
-    if (lazy === null) return this.raw.text[column].slice(start, end);
-    const out = new Array<string | null>(end - start);
-    const starts = lazy.source.groupStarts;
-    let i = start;
-    for (let g = i < lazy.rows ? this.groupOf(i) : starts.length - 1; i < Math.min(end, lazy.rows); g++) {
-      const cells = lazy.text[g]![column];
-      const stop = Math.min(end, starts[g + 1]!);
-      for (; i < stop; i++) out[i - start] = cells === undefined ? null : cells[i - starts[g]!]!;
-    }
-    for (; i < end; i++) out[i - start] = lazy.extra[column][i - lazy.rows] ?? null;
-    return out;
   }
 
   /** Text cell `i` of `column` (its group decoded). */
@@ -602,17 +599,15 @@ export class IndexTable {
   }
 
   /**
-   * Calls `visit` with each row's `column` cell that is not null, in row order. Of an opened table's file rows only
-   * that column's chunks are decoded, not the groups' other columns: a read of one column over every row (the DOI
-   * lookup's map) costs that column alone, where decoding every column of 2.6M rows took seconds and ~750 MiB.
+   * Calls `visit` with each row's `column` cell (null where it has none), in row order. Of an opened table's file
+   * rows only that column's chunks are decoded, not the groups' other columns: a read of one column over every row
+   * (the DOI lookup's map, a list filter's titles) costs that column alone, where decoding every column of 2.6M rows
+   * took seconds and ~750 MiB.
    */
-  forEachText(column: TextColumn, visit: (i: number, value: string) => void): void {
+  forEachCell(column: TextColumn, visit: (i: number, value: string | null) => void): void {
     const lazy = this.lazy;
     const each = (cells: readonly (string | null)[] | undefined, first: number, count: number) => {
-      for (let r = 0; r < count; r++) {
-        const value = cells?.[r] ?? null;
-        if (value !== null) visit(first + r, value);
-      }
+      for (let r = 0; r < count; r++) visit(first + r, cells?.[r] ?? null);
     };
     if (lazy === null) return each(this.raw.text[column], 0, this.length);
     const starts = lazy.source.groupStarts;
@@ -623,12 +618,11 @@ export class IndexTable {
     each(lazy.extra[column], lazy.rows, this.length - lazy.rows);
   }
 
-  /** Column `column` of every row as plain strings (a copy), decoding of the file's rows that column only. */
-  textColumn(column: TextColumn): (string | null)[] {
-    if (this.lazy === null) return this.raw.text[column].slice(0, this.length);
-    const cells = new Array<string | null>(this.length).fill(null);
-    this.forEachText(column, (i, value) => (cells[i] = value));
-    return cells;
+  /** Calls `visit` with each row's `column` cell that is not null, in row order (see `forEachCell`). */
+  forEachText(column: TextColumn, visit: (i: number, value: string) => void): void {
+    this.forEachCell(column, (i, value) => {
+      if (value !== null) visit(i, value);
+    });
   }
 
   /** Time column `column` of every row (the table's own array), decoding of the file's rows that column only. */
@@ -679,6 +673,91 @@ export class IndexTable {
       throw this.fail(lazy, err, g);
     }
     lazy.ahead[g]! |= 1 << k;
+  }
+
+  /**
+   * The row groups of the file overlapping rows `[start, end)` that hold the file's values still: none of their rows
+   * was written (a write decodes its group whole first), so a flush can copy their text from the file.
+   */
+  fileGroupsIn(start: number, end: number): number[] {
+    const lazy = this.lazy;
+    if (lazy === null || start >= Math.min(end, lazy.rows)) return [];
+    const starts = lazy.source.groupStarts;
+    const out: number[] = [];
+    for (let g = this.groupOf(start); g + 1 < starts.length && starts[g]! < end; g++) {
+      if (lazy.progress[g]! < lazy.source.steps(g)) out.push(g);
+    }
+    return out;
+  }
+
+  /**
+   * Decodes one more typed cold column of file group `g` (`COLD_TYPED`: a step of a few milliseconds), ahead of its
+   * text; `true` once there is none left to decode.
+   */
+  decodeTypedStep(g: number): boolean {
+    const lazy = this.lazy;
+    if (lazy === null || lazy.progress[g]! >= lazy.source.steps(g)) return true;
+    const column = COLD_TYPED.find((c) => !this.columnDecoded(lazy, g, c));
+    if (column === undefined) return true;
+    this.decodeGroupColumn(g, column);
+    return false;
+  }
+
+  private columnDecoded(lazy: Lazy, g: number, column: ColumnSpec['name']): boolean {
+    const k = Math.max(0, lazy.source.stepOf(g, column));
+    return k < lazy.progress[g]! || ((lazy.ahead[g]! >>> k) & 1) === 1;
+  }
+
+  /** Text column `column` of file group `g` as the file holds it (see `ColdSource.plainText`). */
+  plainText(g: number, column: TextColumn): PlainText | null {
+    const lazy = this.lazy!;
+    if (lazy.failure !== null) throw lazy.failure;
+    try {
+      return lazy.source.plainText(g, column);
+    } catch (err) {
+      throw this.fail(lazy, err, g);
+    }
+  }
+
+  /** Packs the ids of rows `[start, end)` into `packer` (an opened file's as the bytes they are kept as). */
+  packIds(start: number, end: number, packer: StringPacker): void {
+    const packed = this.packed;
+    let i = start;
+    if (packed !== null && start < packed.rows) {
+      i = Math.min(end, packed.rows);
+      packed.eachBytes(start, i, (_, bytes, length) => packer.bytes(bytes, 0, length));
+    }
+    for (; i < end; i++) packer.string(this.idAt(i));
+  }
+
+  /**
+   * Packs text column `column` of rows `[start, end)` into `packer`: the rows of a file group (`fileGroupsIn`) from
+   * `plain(g)` (its column as the file holds it), the others from their strings, or from `saved` for a row there.
+   */
+  packText(
+    column: TextColumn,
+    start: number,
+    end: number,
+    packer: StringPacker,
+    plain: (g: number) => PlainText | null,
+    saved: ReadonlyMap<number, IndexRow>,
+  ): void {
+    const cell = (i: number) => (saved.size > 0 && saved.has(i) ? saved.get(i)![column] : this.textAt(i, column));
+    const lazy = this.lazy;
+    let i = start;
+    if (lazy !== null && i < lazy.rows) {
+      const starts = lazy.source.groupStarts;
+      for (let g = this.groupOf(i); i < Math.min(end, lazy.rows); g++) {
+        const stop = Math.min(end, starts[g + 1]!);
+        if (lazy.progress[g]! < lazy.source.steps(g)) {
+          const text = plain(g);
+          if (text === null) packer.nulls(stop - i);
+          else packer.plain(text, i - starts[g]!, stop - starts[g]!);
+          i = stop;
+        } else for (; i < stop; i++) packer.string(cell(i));
+      }
+    }
+    for (; i < end; i++) packer.string(cell(i));
   }
 
   /** The row as an object (a fresh one on every call). */
