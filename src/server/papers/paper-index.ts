@@ -357,11 +357,12 @@ export class PaperIndex {
   private applyMutation(preprintId: string, mutation: RowMutation): void {
     const i = this.table.indexOf(preprintId);
     if (i !== undefined) {
-      // The row's group is decoded before anything changes: a file that cannot be read leaves the counters and
-      // orders as they were, makes the index unavailable, and the write is taken as one while it is unavailable.
+      // The columns the write reads (the counters' `image_count`, the list order's `updated_at`) and writes are
+      // decoded before anything changes: a file that cannot be read leaves the counters and orders as they were,
+      // makes the index unavailable, and the write is taken as one while it is unavailable.
       const table = this.table;
       try {
-        table.prepare(i);
+        table.prepareColumns(i, ['image_count', 'updated_at', ...Object.keys(mutation)]);
       } catch (err) {
         if (!(err instanceof ColdReadError)) throw err;
         this.coldFailure(table, err);

@@ -72,14 +72,14 @@ describe('a reload the index could not take keeps the previous ETag', () => {
     const { index, file } = await indexOver(encode(rowsN(6), 2));
     await turns(100); // the background check of the first object is done
     index.update(id('2501.00005v1'), { has_md: true }); // pending, a row of group 2
-    // Another instance stores its row 7; group 2's title chunk of that object does not decode.
-    await replaceFile(file, corrupt(encode([...rowsN(6), row(7, 'peer row')], 2), 2, 'title'));
+    // Another instance stores its row 7; group 2's `updated_at` chunk of that object (the write sets it) does not decode.
+    await replaceFile(file, corrupt(encode([...rowsN(6), row(7, 'peer row')], 2), 2, 'updated_at'));
     await index.reload(); // the pending write hits the bad chunk: the reload fails, the old table stays
     expect(index.available).toBe(true);
     expect(index.get('2501.00007v1')).toBeUndefined();
     await index.reload(); // the object is still not loaded: not "unchanged"
     await expect(index.flush()).rejects.toThrow(); // the CAS loses; the remote object does not decode
-    expect(await readFile(file)).toEqual(corrupt(encode([...rowsN(6), row(7, 'peer row')], 2), 2, 'title'));
+    expect(await readFile(file)).toEqual(corrupt(encode([...rowsN(6), row(7, 'peer row')], 2), 2, 'updated_at'));
     await index.close().catch(() => undefined);
   });
 

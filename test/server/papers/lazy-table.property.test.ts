@@ -420,6 +420,29 @@ describe('a lazily decoded table reads and writes as the eager decode', () => {
     expect(lazy.row(4_321).title).toBe('changed after the call');
   });
 
+  it('a write decodes the columns it writes, not its row group’s text', async () => {
+    const rows = Array.from({ length: 6 }, (_, k) => ({
+      ...fc.sample(rowOf(`2501.0000${k}v1`), { numRuns: 1, seed: k })[0]!,
+      title: `title ${k}`,
+    }));
+    const { file } = await writeRows(rows, 2);
+    const { fd, size } = open(file);
+    const lazy = await openTable(fd, size);
+    lazy.set(3, { has_md: true, md_uploaded_at: new Date(5), image_count: 7, doi: '10.1/x' });
+    expect(lazy.textInFile(1, 'title')).toBe(true);
+    expect(lazy.textInFile(1, 'doi')).toBe(false);
+    expect(lazy.fileGroupsIn(0, 6)).toEqual([0, 1, 2]);
+    expect(lazy.row(3)).toEqual({
+      ...rows[3],
+      has_md: true,
+      md_uploaded_at: new Date(5),
+      image_count: 7,
+      doi: '10.1/x',
+    });
+    expect(lazy.fileGroupsIn(0, 6)).toEqual([0, 2]);
+    lazy.release();
+  });
+
   it('a file in another layout is decoded at once, and a corrupt one throws and closes its descriptor', async () => {
     const garbage = path.join(dir, 'garbage.parquet');
     await writeFile(garbage, 'garbage');

@@ -346,7 +346,7 @@ export class TableSnapshot {
       if (!t.decodeTypedStep(g)) return false;
       for (const column of TEXT_COLUMNS) {
         const key = plainKey(g, column);
-        if (this.plain.has(key)) continue;
+        if (this.plain.has(key) || !t.textInFile(g, column)) continue;
         this.plain.set(key, t.plainText(g, column));
         return false;
       }

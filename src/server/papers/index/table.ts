@@ -50,6 +50,13 @@ export const HOT_COLUMNS: ReadonlySet<string> = new Set(['preprint_id', ...FLAG_
  */
 export const TALLIED_COLUMNS: ReadonlySet<string> = new Set(['image_count']);
 
+/** Every column of an opened file's that is decoded on first use. */
+const COLD_COLUMNS: ReadonlySet<string> = new Set(
+  [...FLAG_COLUMNS, 'image_count', ...SIZE_COLUMNS, ...TIME_COLUMNS, ...HEX_COLUMNS, ...TEXT_COLUMNS].filter(
+    (c) => !HOT_COLUMNS.has(c),
+  ),
+);
+
 /** The cold columns that are not text (typed arrays, packed digests): a flush decodes them, and not the text. */
 const COLD_TYPED: readonly ColumnSpec['name'][] = [
   'image_count',
@@ -271,9 +278,9 @@ export class IndexTable {
     return this.raw.imageCount;
   }
 
-  /** Row `i`'s `image_count` (its group decoded first). */
+  /** Row `i`'s `image_count` (that column of its group decoded first). */
   imageCountAt(i: number): number {
-    this.prepare(i);
+    this.prepareColumns(i, ['image_count']);
     return this.raw.imageCount[i]!;
   }
 
@@ -419,6 +426,21 @@ export class IndexTable {
     if (lazy === null || i >= lazy.rows) return;
     const g = this.groupOf(i);
     while (!this.advance(g));
+  }
+
+  /**
+   * Decodes `columns` of row `i`'s group, if it is a row of the file (hot columns and other names: nothing to do).
+   * A writer calls it with the columns it reads and writes before changing anything: a write decodes no other
+   * column (a row's upload does not make strings of its group's 16,384 titles and author lists), and a file that
+   * cannot be read throws its `ColdReadError` here, before any change.
+   */
+  prepareColumns(i: number, columns: Iterable<string>): void {
+    const lazy = this.lazy;
+    if (lazy === null || i >= lazy.rows) return;
+    const g = this.groupOf(i);
+    for (const column of columns) {
+      if (COLD_COLUMNS.has(column)) this.decodeGroupColumn(g, column as ColumnSpec['name']);
+    }
   }
 
   /**
@@ -676,8 +698,9 @@ export class IndexTable {
   }
 
   /**
-   * The row groups of the file overlapping rows `[start, end)` that hold the file's values still: none of their rows
-   * was written (a write decodes its group whole first), so a flush can copy their text from the file.
+   * The row groups of the file overlapping rows `[start, end)` with columns not decoded yet: no row's cell of such a
+   * column was written (a write decodes the columns it writes first), so a flush can copy their text from the file
+   * (`textInFile`).
    */
   fileGroupsIn(start: number, end: number): number[] {
     const lazy = this.lazy;
@@ -701,6 +724,12 @@ export class IndexTable {
     if (column === undefined) return true;
     this.decodeGroupColumn(g, column);
     return false;
+  }
+
+  /** Whether text column `column` of file group `g` is not decoded: its cells are the file's (`plainText`). */
+  textInFile(g: number, column: TextColumn): boolean {
+    const lazy = this.lazy;
+    return lazy !== null && !this.columnDecoded(lazy, g, column);
   }
 
   private columnDecoded(lazy: Lazy, g: number, column: ColumnSpec['name']): boolean {
@@ -731,8 +760,9 @@ export class IndexTable {
   }
 
   /**
-   * Packs text column `column` of rows `[start, end)` into `packer`: the rows of a file group (`fileGroupsIn`) from
-   * `plain(g)` (its column as the file holds it), the others from their strings, or from `saved` for a row there.
+   * Packs text column `column` of rows `[start, end)` into `packer`: the rows of a group whose column is not decoded
+   * (`textInFile`) from `plain(g)`, the column as the file holds it; the others from their strings, or from `saved`
+   * for a row there.
    */
   packText(
     column: TextColumn,
@@ -749,7 +779,7 @@ export class IndexTable {
       const starts = lazy.source.groupStarts;
       for (let g = this.groupOf(i); i < Math.min(end, lazy.rows); g++) {
         const stop = Math.min(end, starts[g + 1]!);
-        if (lazy.progress[g]! < lazy.source.steps(g)) {
+        if (!this.columnDecoded(lazy, g, column)) {
           const text = plain(g);
           if (text === null) packer.nulls(stop - i);
           else packer.plain(text, i - starts[g]!, stop - starts[g]!);
@@ -800,7 +830,7 @@ export class IndexTable {
 
   /** Sets one cell from a row-object value (null/undefined → null; flags null → false; image_count null → 0). */
   setCell(i: number, column: string, value: unknown): void {
-    this.prepare(i);
+    this.prepareColumns(i, [column]);
     const raw = this.raw;
     if (FLAGS.has(column)) raw.flags[column as FlagColumn][i] = value === true ? 1 : 0;
     else if (column === 'image_count') {
