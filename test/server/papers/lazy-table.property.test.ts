@@ -395,7 +395,7 @@ describe('a lazily decoded table reads and writes as the eager decode', () => {
     for (const r of eager.rows()) expect(lazy.row(lazy.indexOf(r.preprint_id)!)).toEqual(r);
   });
 
-  it('the worker encoder takes a flush as of the call, and decodes no text of the groups still as the file has them', async () => {
+  it('the worker encoder takes a flush as of the call, and decodes nothing into the table of the groups still as the file has them', async () => {
     const n = 6_000; // three chunks of the worker encoder, in 12 row groups
     const odd = ['é', '\uffff', '😀', ''];
     const rows = Array.from({ length: n }, (_, k): IndexRow => {
@@ -414,9 +414,12 @@ describe('a lazily decoded table reads and writes as the eager decode', () => {
     lazy.upsert({ ...rows[0]!, preprint_id: '2502.00001v1', key: '2502.00001v1' });
     await encoding;
     expect([...(await decodeTable(await readFile(target))).rows()]).toEqual(rows);
-    // Only the written row's group was decoded whole; the others were read as bytes, their typed columns decoded.
+    // Only the written row's group was decoded whole; the others were read from the file into the chunks alone.
     expect(lazy.partlyDecoded).toBe(true);
     expect(lazy.fileGroupsIn(0, n)).toHaveLength(11);
+    for (const column of ['title', 'pdf_sha256', 'md_uploaded_at', 'image_count'] as const) {
+      expect(lazy.inFile(0, column)).toBe(true);
+    }
     expect(lazy.row(4_321).title).toBe('changed after the call');
   });
 
@@ -429,8 +432,8 @@ describe('a lazily decoded table reads and writes as the eager decode', () => {
     const { fd, size } = open(file);
     const lazy = await openTable(fd, size);
     lazy.set(3, { has_md: true, md_uploaded_at: new Date(5), image_count: 7, doi: '10.1/x' });
-    expect(lazy.textInFile(1, 'title')).toBe(true);
-    expect(lazy.textInFile(1, 'doi')).toBe(false);
+    expect(lazy.inFile(1, 'title')).toBe(true);
+    expect(lazy.inFile(1, 'doi')).toBe(false);
     expect(lazy.fileGroupsIn(0, 6)).toEqual([0, 1, 2]);
     expect(lazy.row(3)).toEqual({
       ...rows[3],

@@ -639,7 +639,7 @@ class FileColdSource implements ColdSource {
   private opened: Stats;
   /** CRC-32 of the hot chunks' bytes as `readHot` read them. */
   private hotCrc = 0;
-  /** The buffers of `plainText` (one call at a time), kept until the file closes. */
+  /** The buffers of `plainText` and `typedInto` (one call at a time), kept until the file closes. */
   private textReader: ChunkReader | null = null;
 
   constructor(
@@ -751,6 +751,22 @@ class FileColdSource implements ColdSource {
       }
     }
     return done;
+  }
+
+  typedInto(group: number, column: ColumnSpec['name'], into: IndexTable): void {
+    if (this.closed) throw new ColdReadError('index file already closed');
+    const rows = this.plan.groupStarts[group + 1]! - this.plan.groupStarts[group]!;
+    fillDefault(into, column, 0, rows);
+    if (column === 'updated_at' && !this.plan.present.has('updated_at')) into.raw.times.updated_at.fill(0, 0, rows);
+    const chunk = this.plan.cold[group]!.find((c) => c.spec.name === column);
+    if (chunk === undefined) return;
+    const reader = (this.textReader ??= new ChunkReader(this.fd));
+    try {
+      readChunk(this.readCold(reader, chunk), chunk, into, 0, rows, reader.scratch);
+    } catch (err) {
+      if (err instanceof NeedsGenericReader) throw new Error(`index column ${column}: unsupported page`);
+      throw err;
+    }
   }
 
   plainText(group: number, column: TextColumn): PlainText | null {

@@ -18,11 +18,12 @@ import {
   type SizeColumn,
   type TextColumn,
   type TimeColumn,
+  type ColumnSpec,
 } from './columns.js';
 import { freeNow } from './free-now.js';
 import type { PlainText } from './plain-text.js';
 import type { IndexRow } from './row.js';
-import type { IndexTable } from './table.js';
+import { IndexTable } from './table.js';
 
 export interface HexChunk {
   /** Packed values (`state` 1), `width` bytes a row. */
@@ -290,6 +291,9 @@ export class TableSnapshot {
   private readonly saved = new Map<number, IndexRow>();
   /** Text columns of file groups read for `posted` (by `plainKey`), until a chunk past the group is cut. */
   private readonly plain = new Map<number, PlainText | null>();
+  /** Typed columns of file groups decoded for `posted`, likewise; and scratch tables free for another group. */
+  private readonly scratch = new Map<number, GroupScratch>();
+  private readonly pool: IndexTable[] = [];
 
   constructor(
     private readonly table: IndexTable,
@@ -303,7 +307,8 @@ export class TableSnapshot {
   }
 
   release(): void {
-    for (const key of this.plain.keys()) this.drop(Math.floor(key / TEXT_COLUMNS.length));
+    for (const g of [...this.scratch.keys(), ...this.plainGroups()]) this.drop(g);
+    this.pool.length = 0;
     this.onRelease();
   }
 
@@ -337,16 +342,24 @@ export class TableSnapshot {
   }
 
   /**
-   * Readies rows `[start, end)` for `posted` a step of a few milliseconds at a time: a typed cold column of a file
-   * group decoded, or a text column of one read from the file. `false` while there is more to do.
+   * Readies rows `[start, end)` for `posted` a step of a few milliseconds at a time: a typed column of a file group
+   * decoded into a scratch table, or a text column of one read from the file (the columns it has not decoded
+   * itself: `IndexTable.inFile`). `false` while there is more to do.
    */
   prepare(start: number, end: number): boolean {
     const t = this.table;
     for (const g of t.fileGroupsIn(start, end)) {
-      if (!t.decodeTypedStep(g)) return false;
+      for (const column of TYPED_COLUMNS) {
+        if (!t.inFile(g, column)) continue;
+        const scratch = this.scratchOf(g);
+        if (scratch.typed.has(column)) continue;
+        t.typedInto(g, column, scratch.table);
+        scratch.typed.add(column);
+        return false;
+      }
       for (const column of TEXT_COLUMNS) {
         const key = plainKey(g, column);
-        if (this.plain.has(key) || !t.textInFile(g, column)) continue;
+        if (this.plain.has(key) || !t.inFile(g, column)) continue;
         this.plain.set(key, t.plainText(g, column));
         return false;
       }
@@ -354,49 +367,88 @@ export class TableSnapshot {
     return true;
   }
 
+  /** File group `g`'s scratch table (one of the pool's, or a new one). */
+  private scratchOf(g: number): GroupScratch {
+    let scratch = this.scratch.get(g);
+    if (scratch === undefined) {
+      const rows = this.table.groupRows(g);
+      const pooled = this.pool.findIndex((p) => p.length >= rows);
+      const table = pooled >= 0 ? this.pool.splice(pooled, 1)[0]! : IndexTable.scratch(rows);
+      scratch = { table, typed: new Set() };
+      this.scratch.set(g, scratch);
+    }
+    return scratch;
+  }
+
   /**
-   * Rows `[start, end)` as they were when the snapshot was taken, as posted to the encoder worker. The text of rows
-   * still as the file holds them is copied from the file's bytes (`prepare`, or read now): a flush makes no string
-   * of them. Chunks are cut in row order (a file group's text read is dropped once past it).
+   * Rows `[start, end)` as they were when the snapshot was taken, as posted to the encoder worker. The cells of
+   * rows still as the file holds them are taken from the file (`prepare`, or now): a flush makes no string of them
+   * and decodes nothing into the table. Chunks are cut in row order (a file group's reads are dropped once past it).
    */
   posted(start: number, end: number): PostedChunk {
     const t = this.table;
-    const groups = t.fileGroupsIn(start, end);
-    for (const g of groups) while (!t.decodeTypedStep(g));
-    const { flags, imageCount, sizes, times, hex } = t.raw;
+    while (!this.prepare(start, end));
     const count = end - start;
     const packer = new StringPacker(count, 1 + TEXT_COLUMNS.length);
     t.packIds(start, end, packer);
     for (const column of TEXT_COLUMNS) {
-      const plain = (g: number) => {
-        const key = plainKey(g, column);
-        if (!this.plain.has(key)) this.plain.set(key, t.plainText(g, column));
-        return this.plain.get(key)!;
-      };
-      t.packText(column, start, end, packer, plain, this.saved);
+      t.packText(column, start, end, packer, (g) => this.plain.get(plainKey(g, column)) ?? null, this.saved);
     }
+    const { raw } = t;
     const c: PostedChunk = {
       count,
       strings: packer.finish(),
-      flags: columnRecord(FLAG_COLUMNS, (k) => flags[k].slice(start, end)),
-      imageCount: imageCount.slice(start, end),
-      sizes: columnRecord(SIZE_COLUMNS, (k) => sizes[k].slice(start, end)),
-      times: columnRecord(TIME_COLUMNS, (k) => times[k].slice(start, end)),
-      hex: columnRecord(HEX_COLUMNS, (k) => {
-        const col = hex[k];
-        const state = col.state.slice(start, end);
-        const other: [number, string][] = [];
-        for (let r = 0; r < count; r++) if (state[r] === 2) other.push([r, col.other.get(start + r) ?? '']);
-        return { bytes: col.bytes.slice(start * col.width, end * col.width), state, other };
-      }),
+      flags: columnRecord(FLAG_COLUMNS, (k) => raw.flags[k].slice(start, end)),
+      imageCount: new Int32Array(count),
+      sizes: columnRecord(SIZE_COLUMNS, () => new Float64Array(count)),
+      times: columnRecord(TIME_COLUMNS, () => new Float64Array(count)),
+      hex: columnRecord(HEX_COLUMNS, (k) => ({
+        bytes: new Uint8Array(count * raw.hex[k].width),
+        state: new Uint8Array(count),
+        other: [],
+      })),
     };
+    t.forEachGroupPiece(start, end, (g, from, to) => {
+      // A column of a file group not decoded by the table is in the group's scratch table, from its row 0.
+      const scratch = g >= 0 ? this.scratch.get(g) : undefined;
+      const source = (column: ColumnSpec['name']) =>
+        scratch !== undefined && t.inFile(g, column)
+          ? { r: scratch.table.raw, at: from - t.groupStart(g) }
+          : { r: raw, at: from };
+      const n = to - from;
+      const into = from - start;
+      const image = source('image_count');
+      c.imageCount.set(image.r.imageCount.subarray(image.at, image.at + n), into);
+      for (const k of SIZE_COLUMNS) {
+        const { r, at } = source(k);
+        c.sizes[k].set(r.sizes[k].subarray(at, at + n), into);
+      }
+      for (const k of TIME_COLUMNS) {
+        const { r, at } = source(k);
+        c.times[k].set(r.times[k].subarray(at, at + n), into);
+      }
+      for (const k of HEX_COLUMNS) {
+        const { r, at } = source(k);
+        const col = r.hex[k];
+        const out = c.hex[k];
+        out.bytes.set(col.bytes.subarray(at * col.width, (at + n) * col.width), into * col.width);
+        out.state.set(col.state.subarray(at, at + n), into);
+        for (let q = 0; q < n; q++)
+          if (col.state[at + q] === 2) out.other.push([into + q, col.other.get(at + q) ?? '']);
+      }
+    });
     for (const [i, row] of this.saved) if (i >= start && i < end) patch(c, i - start, row);
     const next = new Set(t.fileGroupsIn(end, end + 1));
-    for (const g of groups) if (!next.has(g)) this.drop(g);
+    for (const g of [...this.scratch.keys(), ...this.plainGroups()]) if (!next.has(g)) this.drop(g);
     return c;
   }
 
-  /** Frees file group `g`'s text reads. */
+  /** The groups with a text column read. */
+  private plainGroups(): number[] {
+    return [...this.plain.keys()].map((key) => Math.floor(key / TEXT_COLUMNS.length));
+  }
+
+  /** Frees file group `g`'s reads (its scratch table back to the pool). */
   private drop(g: number): void {
     for (const column of TEXT_COLUMNS) {
       const key = plainKey(g, column);
@@ -404,7 +456,19 @@ export class TableSnapshot {
       this.plain.delete(key);
       if (text) freeNow(text.bytes, text.offsets, text.nulls);
     }
+    const scratch = this.scratch.get(g);
+    this.scratch.delete(g);
+    if (scratch !== undefined) this.pool.push(scratch.table);
   }
+}
+
+/** The columns of typed arrays or packed digests that can be cold. */
+const TYPED_COLUMNS: readonly ColumnSpec['name'][] = ['image_count', ...SIZE_COLUMNS, ...TIME_COLUMNS, ...HEX_COLUMNS];
+
+/** A file group's typed columns decoded for a flush, into a table of its own (row 0 is the group's first). */
+interface GroupScratch {
+  readonly table: IndexTable;
+  readonly typed: Set<ColumnSpec['name']>;
 }
 
 const plainKey = (g: number, column: TextColumn) => g * TEXT_COLUMNS.length + TEXT_COLUMNS.indexOf(column);

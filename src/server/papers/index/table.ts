@@ -57,14 +57,6 @@ const COLD_COLUMNS: ReadonlySet<string> = new Set(
   ),
 );
 
-/** The cold columns that are not text (typed arrays, packed digests): a flush decodes them, and not the text. */
-const COLD_TYPED: readonly ColumnSpec['name'][] = [
-  'image_count',
-  ...SIZE_COLUMNS,
-  ...TIME_COLUMNS.filter((c) => !HOT_COLUMNS.has(c)),
-  ...HEX_COLUMNS,
-];
-
 type TextRecord = Record<TextColumn, (string | null)[]>;
 
 /** The table's storage, written by the decoder without decoding anything first. */
@@ -95,6 +87,11 @@ export interface ColdSource {
    * step is done, else call again for the next slice. Throws on a bad file.
    */
   step(table: IndexTable, group: number, step: number): boolean;
+  /**
+   * Decodes typed cold column `column` of group `group` into rows `[0, rows of the group)` of `into` (a scratch
+   * table), not into the table: its cells' defaults where the chunk has no value, or where the group has none.
+   */
+  typedInto(group: number, column: ColumnSpec['name'], into: IndexTable): void;
   /**
    * Text column `column` of group `group` as the file holds it, read now (no strings made, nothing written to the
    * table); null when the group has no chunk of it (every cell null). Throws on a bad file.
@@ -699,8 +696,8 @@ export class IndexTable {
 
   /**
    * The row groups of the file overlapping rows `[start, end)` with columns not decoded yet: no row's cell of such a
-   * column was written (a write decodes the columns it writes first), so a flush can copy their text from the file
-   * (`textInFile`).
+   * column was written (a write decodes the columns it writes first), so a flush can copy them from the file
+   * (`inFile`).
    */
   fileGroupsIn(start: number, end: number): number[] {
     const lazy = this.lazy;
@@ -714,22 +711,61 @@ export class IndexTable {
   }
 
   /**
-   * Decodes one more typed cold column of file group `g` (`COLD_TYPED`: a step of a few milliseconds), ahead of its
-   * text; `true` once there is none left to decode.
+   * Whether cold column `column` of file group `g` is not decoded: its cells are the file's (`plainText`,
+   * `typedInto`), none written.
    */
-  decodeTypedStep(g: number): boolean {
+  inFile(g: number, column: ColumnSpec['name']): boolean {
     const lazy = this.lazy;
-    if (lazy === null || lazy.progress[g]! >= lazy.source.steps(g)) return true;
-    const column = COLD_TYPED.find((c) => !this.columnDecoded(lazy, g, c));
-    if (column === undefined) return true;
-    this.decodeGroupColumn(g, column);
-    return false;
+    return (
+      lazy !== null && g < lazy.progress.length && COLD_COLUMNS.has(column) && !this.columnDecoded(lazy, g, column)
+    );
   }
 
-  /** Whether text column `column` of file group `g` is not decoded: its cells are the file's (`plainText`). */
-  textInFile(g: number, column: TextColumn): boolean {
+  /** Decodes typed cold column `column` of file group `g` into `into`'s first rows (see `ColdSource.typedInto`). */
+  typedInto(g: number, column: ColumnSpec['name'], into: IndexTable): void {
+    const lazy = this.lazy!;
+    if (lazy.failure !== null) throw lazy.failure;
+    try {
+      lazy.source.typedInto(g, column, into);
+    } catch (err) {
+      throw this.fail(lazy, err, g);
+    }
+  }
+
+  /** The first row of file group `g`. */
+  groupStart(g: number): number {
+    return this.lazy!.source.groupStarts[g]!;
+  }
+
+  /** The rows of file group `g`. */
+  groupRows(g: number): number {
+    const starts = this.lazy!.source.groupStarts;
+    return starts[g + 1]! - starts[g]!;
+  }
+
+  /** A table of `rows` rows to decode a group's columns into (`typedInto`). */
+  static scratch(rows: number): IndexTable {
+    const table = new IndexTable(rows);
+    table.allocate(rows);
+    return table;
+  }
+
+  /**
+   * Calls `visit` for each piece of rows `[start, end)` within one row group of the file (`g`, its first row
+   * `first`), then for the rows after the file's (`g` -1).
+   */
+  forEachGroupPiece(start: number, end: number, visit: (g: number, from: number, to: number) => void): void {
     const lazy = this.lazy;
-    return lazy !== null && !this.columnDecoded(lazy, g, column);
+    let i = start;
+    if (lazy !== null && i < lazy.rows) {
+      const starts = lazy.source.groupStarts;
+      for (let g = this.groupOf(i); i < Math.min(end, lazy.rows); g++) {
+        const stop = Math.min(end, starts[g + 1]!);
+        visit(g, i, stop);
+        i = stop;
+      }
+    }
+    if (i < end) visit(-1, i, end);
   }
 
   private columnDecoded(lazy: Lazy, g: number, column: ColumnSpec['name']): boolean {
@@ -761,7 +797,7 @@ export class IndexTable {
 
   /**
    * Packs text column `column` of rows `[start, end)` into `packer`: the rows of a group whose column is not decoded
-   * (`textInFile`) from `plain(g)`, the column as the file holds it; the others from their strings, or from `saved`
+   * (`inFile`) from `plain(g)`, the column as the file holds it; the others from their strings, or from `saved`
    * for a row there.
    */
   packText(
