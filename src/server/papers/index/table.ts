@@ -751,8 +751,8 @@ export class IndexTable {
   }
 
   /**
-   * Calls `visit` for each piece of rows `[start, end)` within one row group of the file (`g`, its first row
-   * `first`), then for the rows after the file's (`g` -1).
+   * Calls `visit` for each piece `[from, to)` of rows `[start, end)` within one row group `g` of the file, in row
+   * order, then for the rows after the file's (`g` -1).
    */
   forEachGroupPiece(start: number, end: number, visit: (g: number, from: number, to: number) => void): void {
     const lazy = this.lazy;
@@ -809,21 +809,14 @@ export class IndexTable {
     saved: ReadonlyMap<number, IndexRow>,
   ): void {
     const cell = (i: number) => (saved.size > 0 && saved.has(i) ? saved.get(i)![column] : this.textAt(i, column));
-    const lazy = this.lazy;
-    let i = start;
-    if (lazy !== null && i < lazy.rows) {
-      const starts = lazy.source.groupStarts;
-      for (let g = this.groupOf(i); i < Math.min(end, lazy.rows); g++) {
-        const stop = Math.min(end, starts[g + 1]!);
-        if (!this.columnDecoded(lazy, g, column)) {
-          const text = plain(g);
-          if (text === null) packer.nulls(stop - i);
-          else packer.plain(text, i - starts[g]!, stop - starts[g]!);
-          i = stop;
-        } else for (; i < stop; i++) packer.string(cell(i));
-      }
-    }
-    for (; i < end; i++) packer.string(cell(i));
+    this.forEachGroupPiece(start, end, (g, from, to) => {
+      if (g >= 0 && this.inFile(g, column)) {
+        const text = plain(g);
+        const first = this.groupStart(g);
+        if (text === null) packer.nulls(to - from);
+        else packer.plain(text, from - first, to - first);
+      } else for (let i = from; i < to; i++) packer.string(cell(i));
+    });
   }
 
   /** The row as an object (a fresh one on every call). */
