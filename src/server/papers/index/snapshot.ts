@@ -5,7 +5,8 @@
  * packed as UTF-8 bytes (`PostedChunk`), which the worker keeps as they came (`PackedColumn`): its heap never holds
  * the rows' strings, whose collections there, on the cores this thread shares, stalled the event loop (issue 25).
  * Rows of an opened file still as the file holds them are packed from the file's bytes, so neither thread makes
- * their strings. */
+ * their strings.
+ */
 import {
   FLAG_COLUMNS,
   HEX_COLUMNS,
