@@ -414,7 +414,19 @@ function readValues(
         cursor.at = at;
         return;
       }
-      // Packed ids are not read here: a key is its own string then.
+      if (name === 'key' && table.packingIds) {
+        // A key equal to its row's packed id (the usual case) is kept as a mark, not made a string (`setKeyToId`).
+        table.eachIdBytes(row + from, row + to, (r, id, idLength) => {
+          if (!defined[r - row]) return;
+          const len = view.getUint32(at, true);
+          const s = at + 4;
+          at = s + len;
+          if (len === idLength && buf.compare(id, 0, len, s, at) === 0) table.setKeyToId(r);
+          else table.setText(r, 'key', text(s, at));
+        });
+        cursor.at = at;
+        return;
+      }
       const ids = table.packingIds ? null : table.ids;
       // A value equal to the one before (few-valued columns, in id order) is not decoded again.
       let last: string | null = null;

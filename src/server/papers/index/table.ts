@@ -147,6 +147,12 @@ interface Lazy {
   failure: ColdReadError | null;
   /** Σ `image_count` of every row: the file's sum as read at the open, kept exact on every change since. */
   images: number;
+  /**
+   * Per file row, 1 where its `key` is its id (the usual case), kept as this mark rather than as a string of its
+   * own: the ids are packed bytes, so a decoded key equal to its id was a second copy of it (2.6M strings, ~120 MiB
+   * of heap that every major collection marked, once the needs-parser listing had read every group's keys).
+   */
+  readonly keyIsId: Uint8Array;
 }
 
 /** What the needs-parser listing reads of a row. */
@@ -206,6 +212,7 @@ export class IndexTable {
       extra: emptyText(),
       failure: null,
       images: 0,
+      keyIsId: new Uint8Array(rows),
     };
     table.allocate(rows);
     if (groups === 0) table.flatten();
@@ -249,6 +256,23 @@ export class IndexTable {
     const out = packed.slice(start, packed.rows);
     for (let i = Math.max(start, packed.rows); i < end; i++) out.push(this.idList[i - packed.rows]!);
     return out;
+  }
+
+  /**
+   * Calls `visit` with the ids of rows `[start, end)` as UTF-8 bytes (`bytes[0, length)`, valid during the call),
+   * without making strings where they are packed.
+   */
+  eachIdBytes(start: number, end: number, visit: (i: number, bytes: Buffer, length: number) => void): void {
+    const packed = this.packed;
+    let i = start;
+    if (packed !== null && i < packed.rows) {
+      i = Math.min(end, packed.rows);
+      packed.eachBytes(start, i, visit);
+    }
+    for (; i < end; i++) {
+      const bytes = Buffer.from(this.idAt(i));
+      visit(i, bytes, bytes.length);
+    }
   }
 
   /** Whether the decoder packs the ids (`packId`) rather than setting `ids`. */
@@ -511,6 +535,10 @@ export class IndexTable {
     this.raw.text = columnRecord(TEXT_COLUMNS, (c) =>
       ([] as (string | null)[]).concat(...lazy.text.map((t, g) => t![c] ?? nulls(g)), lazy.extra[c]),
     );
+    const key = this.raw.text.key;
+    this.eachIdBytes(0, lazy.rows, (i, bytes, length) => {
+      if (lazy.keyIsId[i] === 1) key[i] = bytes.toString('utf8', 0, length);
+    });
     this.lazy = null;
     lazy.source.close();
   }
@@ -520,6 +548,7 @@ export class IndexTable {
     const lazy = this.lazy;
     if (lazy === null) return this.raw.text[column][i] ?? null;
     if (i >= lazy.rows) return lazy.extra[column][i - lazy.rows] ?? null;
+    if (column === 'key' && lazy.keyIsId[i] === 1) return this.idAt(i);
     const g = this.groupOf(i);
     return lazy.text[g]![column]?.[i - lazy.source.groupStarts[g]!] ?? null;
   }
@@ -531,6 +560,7 @@ export class IndexTable {
     if (lazy === null) this.raw.text[column][i] = value;
     else if (i >= lazy.rows) lazy.extra[column][i - lazy.rows] = value;
     else {
+      if (column === 'key') lazy.keyIsId[i] = 0;
       const g = this.groupOf(i);
       const starts = lazy.source.groupStarts;
       const cells = lazy.text[g]!;
@@ -538,6 +568,14 @@ export class IndexTable {
       const at = cells[column];
       if (at !== undefined) at[i - starts[g]!] = value;
     }
+  }
+
+  /** Sets row `i`'s `key` to its id: of a file row, the mark `keyIsId` (no string kept); of another, the id itself. */
+  setKeyToId(i: number): void {
+    const lazy = this.lazy;
+    if (lazy === null || i >= lazy.rows) return this.setText(i, 'key', this.idAt(i));
+    this.setText(i, 'key', null);
+    lazy.keyIsId[i] = 1;
   }
 
   /**
@@ -625,6 +663,14 @@ export class IndexTable {
    */
   forEachCell(column: TextColumn, visit: (i: number, value: string | null) => void): void {
     const lazy = this.lazy;
+    if (lazy !== null && column === 'key') {
+      // Keys kept as marks read as their ids.
+      for (let i = 0; i < this.length; i++) {
+        if (i < lazy.rows) this.decodeGroupColumn(this.groupOf(i), 'key');
+        visit(i, this.textAt(i, 'key'));
+      }
+      return;
+    }
     const each = (cells: readonly (string | null)[] | undefined, first: number, count: number) => {
       for (let r = 0; r < count; r++) visit(first + r, cells?.[r] ?? null);
     };
@@ -808,13 +854,21 @@ export class IndexTable {
     plain: (g: number) => PlainText | null,
     saved: ReadonlyMap<number, IndexRow>,
   ): void {
-    const cell = (i: number) => (saved.size > 0 && saved.has(i) ? saved.get(i)![column] : this.textAt(i, column));
+    const isSaved = (i: number) => saved.size > 0 && saved.has(i);
+    const cell = (i: number) => (isSaved(i) ? saved.get(i)![column] : this.textAt(i, column));
+    const marks = column === 'key' ? this.lazy?.keyIsId : undefined;
     this.forEachGroupPiece(start, end, (g, from, to) => {
       if (g >= 0 && this.inFile(g, column)) {
         const text = plain(g);
         const first = this.groupStart(g);
         if (text === null) packer.nulls(to - from);
         else packer.plain(text, from - first, to - first);
+      } else if (g >= 0 && marks !== undefined) {
+        // A key kept as a mark is packed from its id's bytes, no string made.
+        this.eachIdBytes(from, to, (i, bytes, length) => {
+          if (marks[i] === 1 && !isSaved(i)) packer.bytes(bytes, 0, length);
+          else packer.string(cell(i));
+        });
       } else for (let i = from; i < to; i++) packer.string(cell(i));
     });
   }
@@ -873,8 +927,8 @@ export class IndexTable {
     } else if (HEXES.has(column)) raw.hex[column as HexColumnName].set(i, value == null ? null : String(value));
     else if (column === 'key') {
       const s = value == null ? null : String(value);
-      const id = this.idAt(i);
-      this.setText(i, 'key', s === id ? id : s);
+      if (s !== null && s === this.idAt(i)) this.setKeyToId(i);
+      else this.setText(i, 'key', s);
     } else if ((TEXT_COLUMNS as readonly string[]).includes(column)) {
       this.setText(i, column as TextColumn, value == null ? null : String(value));
     }
