@@ -8,6 +8,7 @@ import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { HEX_COLUMNS, HEX_SHAPES, TEXT_COLUMNS, columnRecord } from '../../../src/server/papers/index/columns.js';
 import { ChunkAssembler, type PackedColumn } from '../../../src/server/papers/index/snapshot.js';
+import { runToEnd } from '../../../src/server/papers/index/parquet-write.js';
 import { IndexTable } from '../../../src/server/papers/index/table.js';
 
 const piece = fc.constantFrom(
@@ -34,7 +35,7 @@ describe('packed strings read as the plain arrays', () => {
           const snapshot = table.snapshot();
           const assembler = new ChunkAssembler(rows.length, widths);
           for (let start = 0; start < rows.length; start += chunkRows) {
-            assembler.add(snapshot.posted(start, Math.min(start + chunkRows, rows.length)));
+            assembler.add(runToEnd(snapshot.posted(start, Math.min(start + chunkRows, rows.length))));
           }
           snapshot.release();
           const all = assembler.result();
@@ -59,8 +60,8 @@ describe('packed strings read as the plain arrays', () => {
     for (let i = 0; i < 10; i++) table.ids[i] = `id${i}`;
     const snapshot = table.snapshot();
     const assembler = new ChunkAssembler(10, widths);
-    assembler.add(snapshot.posted(0, 3));
-    expect(() => assembler.add(snapshot.posted(3, 5))).toThrow('a chunk of 2 rows after chunks of 3');
-    expect(() => assembler.add(snapshot.posted(3, 7))).toThrow('a chunk of 4 rows after chunks of 3');
+    assembler.add(runToEnd(snapshot.posted(0, 3)));
+    expect(() => assembler.add(runToEnd(snapshot.posted(3, 5)))).toThrow('a chunk of 2 rows after chunks of 3');
+    expect(() => assembler.add(runToEnd(snapshot.posted(3, 7)))).toThrow('a chunk of 4 rows after chunks of 3');
   });
 });

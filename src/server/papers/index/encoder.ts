@@ -120,7 +120,10 @@ async function encodeInWorker(url: URL, snapshot: TableSnapshot, path: string): 
     for (let start = 0; start < snapshot.length; start += CHUNK_ROWS) {
       const end = Math.min(start + CHUNK_ROWS, snapshot.length);
       while (!snapshot.prepare(start, end)) await nextTurn();
-      const chunk = snapshot.posted(start, end);
+      const steps = snapshot.posted(start, end);
+      let step = steps.next();
+      for (; step.done !== true; step = steps.next()) await nextTurn();
+      const chunk = step.value;
       worker.postMessage({ chunk }, chunkBuffers(chunk));
       await nextTurn();
     }

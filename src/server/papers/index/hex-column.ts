@@ -3,7 +3,8 @@
  * digits, optionally double-quoted) take `digits / 2` bytes; others are kept as strings on the side.
  */
 const HEX = '0123456789abcdef';
-const NIBBLE = new Int8Array(128).fill(-1);
+/** A hex digit's value by its character code (every byte value: no read out of bounds), else -1. */
+const NIBBLE = new Int8Array(256).fill(-1);
 for (let i = 0; i < 16; i++) NIBBLE[HEX.charCodeAt(i)] = i;
 
 /** Per-row state. */
@@ -81,18 +82,18 @@ export class HexColumn {
   }
 
   /**
-   * Sets a row from UTF-8 bytes (`src[start, end)`) without making a string when they have the packed shape;
-   * `decode` makes the string otherwise.
+   * Sets a row from UTF-8 bytes (`src[start, end)`) without making a string when they have the packed shape; as
+   * their string otherwise.
    */
-  setBytes(row: number, src: Uint8Array, start: number, end: number, decode: () => string): void {
+  setBytes(row: number, src: Buffer, start: number, end: number): void {
     const q = this.shape.quoted ? 1 : 0;
     if (end - start === this.shape.digits + 2 * q && (!q || (src[start] === 0x22 && src[end - 1] === 0x22))) {
       const base = row * this.width;
       let p = start + q;
       let ok = true;
       for (let i = 0; i < this.width; i++, p += 2) {
-        const hi = NIBBLE[src[p]!] ?? -1;
-        const lo = NIBBLE[src[p + 1]!] ?? -1;
+        const hi = NIBBLE[src[p]!]!;
+        const lo = NIBBLE[src[p + 1]!]!;
         if (hi < 0 || lo < 0) {
           ok = false;
           break;
@@ -105,6 +106,6 @@ export class HexColumn {
         return;
       }
     }
-    this.set(row, decode());
+    this.set(row, src.toString('utf8', start, end));
   }
 }

@@ -398,7 +398,7 @@ function readValues(
           if (!defined[i]) continue;
           const len = view.getUint32(at, true);
           const s = at + 4;
-          col.setBytes(row + i, page, s, s + len, () => text(s, s + len));
+          col.setBytes(row + i, buf, s, s + len);
           at = s + len;
         }
         cursor.at = at;
@@ -615,6 +615,11 @@ class ChunkReader {
 
 /** Values decoded per pause in a cold column chunk: ~1–3 ms of strings or digests. */
 const SLICE_ROWS = 8_192;
+/**
+ * Values read per pause by a flush (`typedInto`, `plainText`): its first reads run before the JIT has compiled the
+ * decoder (8,192 digests then took 36 ms), while the encoder worker holds the other core.
+ */
+const FLUSH_SLICE_ROWS = 2_048;
 
 /** A cold column chunk being decoded: its own buffers, so other groups can be decoded meanwhile. */
 interface PendingChunk {
@@ -651,7 +656,7 @@ class FileColdSource implements ColdSource {
   private opened: Stats;
   /** CRC-32 of the hot chunks' bytes as `readHot` read them. */
   private hotCrc = 0;
-  /** The buffers of `plainText` and `typedInto` (one call at a time), kept until the file closes. */
+  /** The buffers of `plainText` and `typedInto` (one read at a time), kept until the file closes. */
   private textReader: ChunkReader | null = null;
 
   constructor(
@@ -765,36 +770,41 @@ class FileColdSource implements ColdSource {
     return done;
   }
 
-  typedInto(group: number, column: ColumnSpec['name'], into: IndexTable): void {
+  *typedInto(group: number, column: ColumnSpec['name'], into: IndexTable): Generator<void, void> {
     if (this.closed) throw new ColdReadError('index file already closed');
     const rows = this.plan.groupStarts[group + 1]! - this.plan.groupStarts[group]!;
     fillDefault(into, column, 0, rows);
     if (column === 'updated_at' && !this.plan.present.has('updated_at')) into.raw.times.updated_at.fill(0, 0, rows);
     const chunk = this.plan.cold[group]!.find((c) => c.spec.name === column);
     if (chunk === undefined) return;
-    const reader = (this.textReader ??= new ChunkReader(this.fd));
-    try {
-      readChunk(this.readCold(reader, chunk), chunk, into, 0, rows, reader.scratch);
-    } catch (err) {
-      if (err instanceof NeedsGenericReader) throw new Error(`index column ${column}: unsupported page`);
-      throw err;
-    }
+    yield* this.flushSlices(chunk, into, rows);
   }
 
-  plainText(group: number, column: TextColumn): PlainText | null {
+  *plainText(group: number, column: TextColumn): Generator<void, PlainText | null> {
     if (this.closed) throw new ColdReadError('index file already closed');
     const chunk = this.plan.cold[group]!.find((c) => c.spec.name === column);
     if (chunk === undefined) return null;
-    const reader = (this.textReader ??= new ChunkReader(this.fd));
     const rows = this.plan.groupStarts[group + 1]! - this.plan.groupStarts[group]!;
     const sink = new TextSink(rows, Number(chunk.chunk.meta_data!.total_uncompressed_size));
+    yield* this.flushSlices(chunk, sink, rows);
+    return sink.result();
+  }
+
+  /** A flush's read of one cold chunk into `target` (rows `[0, rows)`): the file read, then a slice per `next()`. */
+  private *flushSlices(chunk: ColdChunk, target: Target, rows: number): Generator<void, void> {
+    const reader = (this.textReader ??= new ChunkReader(this.fd));
+    const read = () => this.readCold(reader, chunk);
+    const slices = chunkSlices(read, chunk, target, 0, rows, reader.scratch, FLUSH_SLICE_ROWS);
     try {
-      readChunk(this.readCold(reader, chunk), chunk, sink, 0, rows, reader.scratch);
+      while (slices.next().done !== true) {
+        yield;
+        // Closed meanwhile (released, failed, or every group decoded): the buffers it decodes from are freed.
+        if (this.closed) throw new ColdReadError('index file already closed');
+      }
     } catch (err) {
-      if (err instanceof NeedsGenericReader) throw new Error(`index column ${column}: unsupported page`);
+      if (err instanceof NeedsGenericReader) throw new Error(`index column ${chunk.spec.name}: unsupported page`);
       throw err;
     }
-    return sink.result();
   }
 
   *check(group: number): Generator<void, void> {

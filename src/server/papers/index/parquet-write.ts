@@ -333,9 +333,12 @@ function packBits(out: ByteBuffer, base: number): void {
   out.offset = base + Math.ceil(count / 8);
 }
 
-/** Runs the steps of an encode whose sink is synchronous. */
-export function runToEnd(steps: Generator<void | Promise<void>, void>): void {
-  while (!steps.next().done);
+/** Runs steps to the end synchronously (an encode whose sink is synchronous, a chunk's `posted` steps); their result. */
+export function runToEnd<T>(steps: Generator<void | Promise<void>, T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done === true) return step.value;
+  }
 }
 
 /** Encodes the whole table (one `ColumnChunk` holding every row) as a Parquet file in memory, in one go. */

@@ -68,8 +68,13 @@ export interface PackedStrings {
 /** A chunk as posted to the encoder worker. */
 export type PostedChunk = Omit<ColumnChunk, 'ids' | 'text'> & { readonly strings: PackedStrings };
 
-/** Reused between chunks: a chunk's strings are written here, then copied out at their size. */
-let packScratch = Buffer.allocUnsafe(1 << 20);
+/**
+ * Reused between the chunks of a snapshot (one per snapshot: a chunk is packed over several turns): a chunk's
+ * strings are written here, then copied out at their size.
+ */
+class PackScratch {
+  buffer = Buffer.alloc(0);
+}
 
 /**
  * Writes the string columns of a chunk (`PackedStrings`), value after value: from strings (a lone surrogate becomes
@@ -84,6 +89,7 @@ export class StringPacker {
   constructor(
     private readonly count: number,
     columns: number,
+    private readonly scratch: PackScratch,
   ) {
     this.ends = new Int32Array(columns * count);
     this.nullMarks = new Uint8Array(columns * count);
@@ -91,12 +97,13 @@ export class StringPacker {
 
   /** Room for `n` more bytes in the scratch buffer. */
   private room(n: number): Buffer {
-    if (packScratch.length - this.at < n) {
-      const next = Buffer.allocUnsafe(Math.max(packScratch.length * 2, this.at + n));
-      packScratch.copy(next, 0, 0, this.at);
-      packScratch = next;
+    const scratch = this.scratch;
+    if (scratch.buffer.length - this.at < n) {
+      const next = Buffer.allocUnsafe(Math.max(scratch.buffer.length * 2, this.at + n, 1 << 20));
+      scratch.buffer.copy(next, 0, 0, this.at);
+      scratch.buffer = next;
     }
-    return packScratch;
+    return scratch.buffer;
   }
 
   string(s: string | null | undefined): void {
@@ -137,7 +144,7 @@ export class StringPacker {
   /** The packed values, once `count` values of each column were written. */
   finish(): PackedStrings {
     if (this.j !== this.ends.length) throw new Error(`packed ${this.j} of ${this.ends.length} values`);
-    const bytes = new Uint8Array(packScratch.subarray(0, this.at));
+    const bytes = new Uint8Array(this.scratch.buffer.subarray(0, this.at));
     return { count: this.count, bytes, ends: this.ends, nulls: this.nullMarks };
   }
 }
@@ -295,6 +302,9 @@ export class TableSnapshot {
   /** Typed columns of file groups decoded for `posted`, likewise; and scratch tables free for another group. */
   private readonly scratch = new Map<number, GroupScratch>();
   private readonly pool: IndexTable[] = [];
+  private readonly packScratch = new PackScratch();
+  /** The file read `prepare` is in the middle of. */
+  private reading: FileRead | null = null;
 
   constructor(
     private readonly table: IndexTable,
@@ -308,7 +318,11 @@ export class TableSnapshot {
   }
 
   release(): void {
+    this.reading?.slices.return(undefined);
+    this.reading = null;
     for (const g of [...this.scratch.keys(), ...this.plainGroups()]) this.drop(g);
+    freeNow(this.packScratch.buffer);
+    this.packScratch.buffer = Buffer.alloc(0);
     this.pool.length = 0;
     this.onRelease();
   }
@@ -343,29 +357,45 @@ export class TableSnapshot {
   }
 
   /**
-   * Readies rows `[start, end)` for `posted` a step of a few milliseconds at a time: a typed column of a file group
-   * decoded into a scratch table, or a text column of one read from the file (the columns it has not decoded
-   * itself: `IndexTable.inFile`). `false` while there is more to do.
+   * Readies rows `[start, end)` for `posted` a slice at a time (a few thousand rows of one column): a typed column of
+   * a file group decoded into a scratch table, or a text column of one read from the file (the columns it has not
+   * decoded itself: `IndexTable.inFile`). `false` while there is more to do.
    */
   prepare(start: number, end: number): boolean {
+    const read = this.reading ?? this.nextRead(start, end);
+    if (read === null) return true;
+    this.reading = read;
+    // A column the table decoded meanwhile (a write) is read from the table: the file's read is dropped.
+    if (!this.table.inFile(read.g, read.column)) {
+      read.slices.return(undefined);
+      this.reading = null;
+      return false;
+    }
+    const step = read.slices.next();
+    if (step.done === true) {
+      this.reading = null;
+      read.done(step.value);
+    }
+    return false;
+  }
+
+  /** The next file read that rows `[start, end)` need, or null. */
+  private nextRead(start: number, end: number): FileRead | null {
     const t = this.table;
     for (const g of t.fileGroupsIn(start, end)) {
       for (const column of TYPED_COLUMNS) {
         if (!t.inFile(g, column)) continue;
         const scratch = this.scratchOf(g);
         if (scratch.typed.has(column)) continue;
-        t.typedInto(g, column, scratch.table);
-        scratch.typed.add(column);
-        return false;
+        return { g, column, slices: t.typedInto(g, column, scratch.table), done: () => scratch.typed.add(column) };
       }
       for (const column of TEXT_COLUMNS) {
         const key = plainKey(g, column);
         if (this.plain.has(key) || !t.inFile(g, column)) continue;
-        this.plain.set(key, t.plainText(g, column));
-        return false;
+        return { g, column, slices: t.plainText(g, column), done: (text) => this.plain.set(key, text ?? null) };
       }
     }
-    return true;
+    return null;
   }
 
   /** File group `g`'s scratch table (one of the pool's, or a new one). */
@@ -385,16 +415,20 @@ export class TableSnapshot {
    * Rows `[start, end)` as they were when the snapshot was taken, as posted to the encoder worker. The cells of
    * rows still as the file holds them are taken from the file (`prepare`, or now): a flush makes no string of them
    * and decodes nothing into the table. Chunks are cut in row order (a file group's reads are dropped once past it).
+   * A column per `next()` (the table may change between them): its first chunks run before the JIT has compiled
+   * this code, at several times the later cost.
    */
-  posted(start: number, end: number): PostedChunk {
+  *posted(start: number, end: number): Generator<void, PostedChunk> {
     const t = this.table;
     while (!this.prepare(start, end));
     const count = end - start;
-    const packer = new StringPacker(count, 1 + TEXT_COLUMNS.length);
+    const packer = new StringPacker(count, 1 + TEXT_COLUMNS.length, this.packScratch);
     t.packIds(start, end, packer);
     for (const column of TEXT_COLUMNS) {
+      yield;
       t.packText(column, start, end, packer, (g) => this.plain.get(plainKey(g, column)) ?? null, this.saved);
     }
+    yield;
     const { raw } = t;
     const c: PostedChunk = {
       count,
@@ -465,6 +499,14 @@ export class TableSnapshot {
 
 /** The columns of typed arrays or packed digests that can be cold. */
 const TYPED_COLUMNS: readonly ColumnSpec['name'][] = ['image_count', ...SIZE_COLUMNS, ...TIME_COLUMNS, ...HEX_COLUMNS];
+
+/** A read of one column of file group `g` for a flush, a slice per `next()`; `done` keeps what it read. */
+interface FileRead {
+  readonly g: number;
+  readonly column: ColumnSpec['name'];
+  readonly slices: Generator<void, PlainText | null | void>;
+  readonly done: (text: PlainText | null | void) => void;
+}
 
 /** A file group's typed columns decoded for a flush, into a table of its own (row 0 is the group's first). */
 interface GroupScratch {

@@ -89,14 +89,15 @@ export interface ColdSource {
   step(table: IndexTable, group: number, step: number): boolean;
   /**
    * Decodes typed cold column `column` of group `group` into rows `[0, rows of the group)` of `into` (a scratch
-   * table), not into the table: its cells' defaults where the chunk has no value, or where the group has none.
+   * table), not into the table: its cells' defaults where the chunk has no value, or where the group has none. The
+   * file is read at the first `next()`, then a slice of rows is decoded per `next()`.
    */
-  typedInto(group: number, column: ColumnSpec['name'], into: IndexTable): void;
+  typedInto(group: number, column: ColumnSpec['name'], into: IndexTable): Generator<void, void>;
   /**
-   * Text column `column` of group `group` as the file holds it, read now (no strings made, nothing written to the
-   * table); null when the group has no chunk of it (every cell null). Throws on a bad file.
+   * Text column `column` of group `group` as the file holds it (no strings made, nothing written to the table);
+   * null when the group has no chunk of it (every cell null). Read in slices like `typedInto`. Throws on a bad file.
    */
-  plainText(group: number, column: TextColumn): PlainText | null;
+  plainText(group: number, column: TextColumn): Generator<void, PlainText | null>;
   /**
    * Walks group `group`'s cold chunks as a decode reads them, keeping nothing (the file's check after an open): a
    * slice per `next()`. Throws where a decode would. Independent of `step`, so it never disturbs a decode of the
@@ -767,12 +768,22 @@ export class IndexTable {
     );
   }
 
-  /** Decodes typed cold column `column` of file group `g` into `into`'s first rows (see `ColdSource.typedInto`). */
-  typedInto(g: number, column: ColumnSpec['name'], into: IndexTable): void {
+  /** Decodes typed cold column `column` of file group `g` into `into`'s first rows, a slice per `next()` (see `ColdSource.typedInto`). */
+  typedInto(g: number, column: ColumnSpec['name'], into: IndexTable): Generator<void, void> {
+    return this.fileRead(g, () => this.lazy!.source.typedInto(g, column, into));
+  }
+
+  /** Text column `column` of file group `g` as the file holds it, a slice per `next()` (see `ColdSource.plainText`). */
+  plainText(g: number, column: TextColumn): Generator<void, PlainText | null> {
+    return this.fileRead(g, () => this.lazy!.source.plainText(g, column));
+  }
+
+  /** A sliced read of file group `g` (`read`), whose failure makes the file unreadable like a decode's. */
+  private *fileRead<T>(g: number, read: () => Generator<void, T>): Generator<void, T> {
     const lazy = this.lazy!;
     if (lazy.failure !== null) throw lazy.failure;
     try {
-      lazy.source.typedInto(g, column, into);
+      return yield* read();
     } catch (err) {
       throw this.fail(lazy, err, g);
     }
@@ -817,17 +828,6 @@ export class IndexTable {
   private columnDecoded(lazy: Lazy, g: number, column: ColumnSpec['name']): boolean {
     const k = Math.max(0, lazy.source.stepOf(g, column));
     return k < lazy.progress[g]! || ((lazy.ahead[g]! >>> k) & 1) === 1;
-  }
-
-  /** Text column `column` of file group `g` as the file holds it (see `ColdSource.plainText`). */
-  plainText(g: number, column: TextColumn): PlainText | null {
-    const lazy = this.lazy!;
-    if (lazy.failure !== null) throw lazy.failure;
-    try {
-      return lazy.source.plainText(g, column);
-    } catch (err) {
-      throw this.fail(lazy, err, g);
-    }
   }
 
   /** Packs the ids of rows `[start, end)` into `packer` (an opened file's as the bytes they are kept as). */
